@@ -1,0 +1,54 @@
+#include "config.hpp"
+
+#include <cstdlib>
+
+namespace mha {
+
+namespace {
+std::string range_error(const char* what, int value, int lo, int hi) {
+    return std::string(what) + " = " + std::to_string(value) + " is outside the allowed range " +
+           std::to_string(lo) + " to " + std::to_string(hi) + ".";
+}
+// the divisor of n closest to want (the smaller one on a tie)
+int nearest_divisor(int n, int want) {
+    int best = 1;
+    for (int d = 1; d <= n; ++d)
+        if (n % d == 0 && std::abs(d - want) < std::abs(best - want)) best = d;
+    return best;
+}
+}  // namespace
+
+std::string validate_heads(int d_model, int n_heads) {
+    if (d_model < 1 || d_model > Limits::max_d_model)
+        return range_error("D (embedding size)", d_model, 1, Limits::max_d_model);
+    if (n_heads < 1 || n_heads > Limits::max_heads)
+        return range_error("H (number of heads)", n_heads, 1, Limits::max_heads);
+    if (d_model % n_heads != 0)
+        return "D = " + std::to_string(d_model) + " is not divisible by H = " + std::to_string(n_heads) +
+               ": each head needs d_h = D / H whole channels. The nearest H that divides D is " +
+               std::to_string(nearest_divisor(d_model, n_heads)) + ".";
+    return "";
+}
+
+std::string validate(const ModelConfig& c) {
+    if (c.vocab_size < 2 || c.vocab_size > Limits::max_vocab)
+        return range_error("vocabulary size", c.vocab_size, 2, Limits::max_vocab);
+    if (c.n_layers < 1 || c.n_layers > Limits::max_layers)
+        return range_error("layers", c.n_layers, 1, Limits::max_layers);
+    if (c.max_seq_len < 1 || c.max_seq_len > Limits::max_seq_len)
+        return range_error("context length T", c.max_seq_len, 1, Limits::max_seq_len);
+    std::string heads = validate_heads(c.d_model, c.n_heads);
+    if (!heads.empty()) return heads;
+    int kv = c.kv_heads();
+    if (kv < 1 || kv > c.n_heads || c.n_heads % kv != 0)
+        return "H = " + std::to_string(c.n_heads) + " is not divisible by the number of key/value heads H_kv = " +
+               std::to_string(kv) + ": every group of query heads must share one key/value head.";
+    return "";
+}
+
+std::int64_t attention_param_count(int d_model) {
+    std::int64_t d = d_model;
+    return 4 * d * d + 4 * d;
+}
+
+}  // namespace mha

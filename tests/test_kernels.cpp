@@ -1,0 +1,92 @@
+// Every xsimd kernel equals its scalar twin for all tail sizes and odd shapes, in float32 and float64.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "kernels.hpp"
+#include "test_util.hpp"
+
+using namespace mha;
+
+namespace {
+// sizes that cover every remainder modulo the SIMD widths (4 in wasm/SSE2, 8 for AVX2 floats, 16 for AVX-512)
+const std::vector<int> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
+
+// tolerance for a K-long float sum computed in two different orders
+template <class T>
+double sum_tolerance(int K) {
+    return (sizeof(T) == 4 ? 2e-6 : 1e-14) * K;
+}
+
+template <class T>
+void check_all_shapes() {
+    int cases = 0;
+    for (int M : kSizes)
+        for (int N : kSizes)
+            for (int K : {1, 3, 4, 8, 13, 17, 64, 67}) {
+                const auto a = test::random_vector<T>(std::size_t(M) * K, 1000 + M);
+                const auto bt = test::random_vector<T>(std::size_t(N) * K, 2000 + N);  // (N,K)
+                const auto b = test::random_vector<T>(std::size_t(K) * N, 3000 + N);   // (K,N)
+                const auto at = test::random_vector<T>(std::size_t(K) * M, 4000 + M);  // (K,M)
+                const auto bias = test::random_vector<T>(N, 5000 + N);
+                const auto init = test::random_vector<T>(std::size_t(M) * N, 6000 + M * N);
+                for (bool accumulate : {false, true}) {
+                    std::vector<T> want = init, got = init;
+                    ref::matmul_nt(want.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    matmul_nt(got.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    INFO("nt M=" << M << " N=" << N << " K=" << K << " accumulate=" << accumulate);
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
+
+                    want = init, got = init;
+                    ref::matmul_nt(want.data(), a.data(), bt.data(), static_cast<const T*>(nullptr), M, N, K, accumulate);
+                    matmul_nt(got.data(), a.data(), bt.data(), static_cast<const T*>(nullptr), M, N, K, accumulate);
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
+
+                    want = init, got = init;
+                    ref::matmul_nn(want.data(), a.data(), b.data(), M, N, K, accumulate);
+                    matmul_nn(got.data(), a.data(), b.data(), M, N, K, accumulate);
+                    INFO("nn");
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
+
+                    want = init, got = init;
+                    ref::matmul_tn(want.data(), at.data(), b.data(), M, N, K, accumulate);
+                    matmul_tn(got.data(), at.data(), b.data(), M, N, K, accumulate);
+                    INFO("tn");
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
+                    ++cases;
+                }
+            }
+    CHECK(cases == int(kSizes.size() * kSizes.size() * 8 * 2));
+}
+}  // namespace
+
+TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float32)", "[kernels]") {
+    check_all_shapes<float>();
+}
+
+TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float64)", "[kernels]") {
+    check_all_shapes<double>();
+}
+
+TEST_CASE("the reference matmul is right on a hand-checked case", "[kernels]") {
+    // a (2,3), b (2,3): out = a bᵀ + bias
+    const float a[6] = {1, 2, 3, 4, 5, 6};
+    const float b[6] = {1, 0, -1, 2, 1, 0};
+    const float bias[2] = {10, 20};
+    float out[4];
+    ref::matmul_nt(out, a, b, bias, 2, 2, 3, false);
+    CHECK(out[0] == 10 + 1 - 3);
+    CHECK(out[1] == 20 + 2 + 2);
+    CHECK(out[2] == 10 + 4 - 6);
+    CHECK(out[3] == 20 + 8 + 5);
+}
+
+TEST_CASE("the build reports the SIMD instruction set it compiled for", "[kernels]") {
+    const std::string arch = simd_arch_name();
+    INFO(arch);
+#if defined(__EMSCRIPTEN__)
+    CHECK(arch.find("wasm-simd128") != std::string::npos);
+#else
+    CHECK(arch != "scalar");
+#endif
+}
