@@ -55,46 +55,120 @@ void merge_heads(S* out, const S* inp, int B, int T, int H, int hs, HeadOrder or
             }
 }
 
-// ---------------------------------------------------------------- scores, mask, softmax, mix
-// q, k (B,H,T,hs) -> att (B,H,T,T): att[t,s] = softmax_s(q_t · k_s * scale) over s <= t; s > t is exactly 0.
+// backward of split_heads: a permutation, so the gradient goes back through the same index map
+// dout (B,H,T,hs) -> dinp (B,T,D) +=
 template <class S>
-void attention_softmax_forward(S* att, const S* q, const S* k, int B, int H, int T, int hs, S scale) {
-    for (int bh = 0; bh < B * H; ++bh) {
-        const S* q_bh = q + bh * T * hs;
-        const S* k_bh = k + bh * T * hs;
-        for (int t = 0; t < T; ++t) {
-            S* att_bht = att + (bh * T + t) * T;
-            const S* q_t = q_bh + t * hs;
-            S maxval = -INFINITY;
-            for (int s = 0; s <= t; ++s) {
-                S dot = 0;
-                for (int i = 0; i < hs; ++i) dot += q_t[i] * k_bh[s * hs + i];
-                att_bht[s] = dot * scale;
-                if (att_bht[s] > maxval) maxval = att_bht[s];
+void split_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, HeadOrder order) {
+    const int D = H * hs;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t) {
+                S* dinp_bt = dinp + (b * T + t) * D;
+                const S* dout_bht = dout + ((b * H + h) * T + t) * hs;
+                for (int i = 0; i < hs; ++i) dinp_bt[head_channel(h, i, H, hs, order)] += dout_bht[i];
             }
-            S sum = 0;
-            for (int s = 0; s <= t; ++s) {
-                att_bht[s] = std::exp(att_bht[s] - maxval);  // subtract the max: no overflow
-                sum += att_bht[s];
-            }
-            const S inv = S(1) / sum;
-            for (int s = 0; s <= t; ++s) att_bht[s] *= inv;
-            for (int s = t + 1; s < T; ++s) att_bht[s] = 0;  // the causal mask
-        }
-    }
 }
 
-// att (B,H,T,T), v (B,H,T,hs) -> y (B,H,T,hs) = att · v, skipping the masked zeros
+// backward of merge_heads: dout (B,T,D) -> dinp (B,H,T,hs) +=
 template <class S>
-void attention_mix_forward(S* y, const S* att, const S* v, int B, int H, int T, int hs) {
-    for (int bh = 0; bh < B * H; ++bh)
-        for (int t = 0; t < T; ++t) {
-            S* y_t = y + (bh * T + t) * hs;
-            const S* att_t = att + (bh * T + t) * T;
-            for (int i = 0; i < hs; ++i) y_t[i] = 0;
-            for (int s = 0; s <= t; ++s) {
-                const S* v_s = v + (bh * T + s) * hs;
-                for (int i = 0; i < hs; ++i) y_t[i] += att_t[s] * v_s[i];
+void merge_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, HeadOrder order) {
+    const int D = H * hs;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t) {
+                const S* dout_bt = dout + (b * T + t) * D;
+                S* dinp_bht = dinp + ((b * H + h) * T + t) * hs;
+                for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[head_channel(h, i, H, hs, order)];
+            }
+}
+
+// ---------------------------------------------------------------- scores, mask, softmax, mix
+// q (B,H,T,hs), k and v (B,Hkv,T,hs) -> att (B,H,T,T), y (B,H,T,hs).
+//   att[t,s] = softmax_s(q_t · k_s * scale) over s <= t, and exactly 0 for s > t (the causal mask)
+//   y_t = Σ_s att[t,s] v_s
+// Query head h reads key/value head h / (H/Hkv): Hkv = H is multi-head, 1 < Hkv < H grouped-query (GQA),
+// Hkv = 1 multi-query (MQA).
+template <class S>
+void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, int H, int Hkv, int T, int hs,
+                       S scale) {
+    const int group = H / Hkv;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const S* q_bh = q + (b * H + h) * T * hs;
+            const S* k_bh = k + (b * Hkv + h / group) * T * hs;
+            const S* v_bh = v + (b * Hkv + h / group) * T * hs;
+            for (int t = 0; t < T; ++t) {
+                S* att_t = att + ((b * H + h) * T + t) * T;
+                const S* q_t = q_bh + t * hs;
+                S maxval = -INFINITY;
+                for (int s = 0; s <= t; ++s) {
+                    S dot = 0;
+                    for (int i = 0; i < hs; ++i) dot += q_t[i] * k_bh[s * hs + i];
+                    att_t[s] = dot * scale;
+                    if (att_t[s] > maxval) maxval = att_t[s];
+                }
+                S sum = 0;
+                for (int s = 0; s <= t; ++s) {
+                    att_t[s] = std::exp(att_t[s] - maxval);  // subtract the max: no overflow
+                    sum += att_t[s];
+                }
+                const S inv = S(1) / sum;
+                for (int s = 0; s <= t; ++s) att_t[s] *= inv;
+                for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
+
+                S* y_t = y + ((b * H + h) * T + t) * hs;
+                for (int i = 0; i < hs; ++i) y_t[i] = 0;
+                for (int s = 0; s <= t; ++s) {
+                    const S a = att_t[s];
+                    const S* v_s = v_bh + s * hs;
+                    for (int i = 0; i < hs; ++i) y_t[i] += a * v_s[i];
+                }
+            }
+        }
+}
+
+// gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs)
+template <class S>
+void attention_backward(S* dq, S* dk, S* dv, const S* dy, const S* att, const S* q, const S* k, const S* v, int B,
+                        int H, int Hkv, int T, int hs, S scale) {
+    const int group = H / Hkv;
+    S datt[Limits::max_seq_len];  // one row of d(att), on the stack: nothing allocates in a step
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const int kv = b * Hkv + h / group;
+            const S* k_bh = k + kv * T * hs;
+            const S* v_bh = v + kv * T * hs;
+            S* dk_bh = dk + kv * T * hs;
+            S* dv_bh = dv + kv * T * hs;
+            for (int t = 0; t < T; ++t) {
+                const S* att_t = att + ((b * H + h) * T + t) * T;
+                const S* dy_t = dy + ((b * H + h) * T + t) * hs;
+                const S* q_t = q + ((b * H + h) * T + t) * hs;
+                S* dq_t = dq + ((b * H + h) * T + t) * hs;
+                // forward was: y_t = Σ_s att[t,s] v_s; so datt[t,s] = dy_t · v_s and dv_s += att[t,s] dy_t
+                S dot_att_datt = 0;
+                for (int s = 0; s <= t; ++s) {
+                    const S* v_s = v_bh + s * hs;
+                    S* dv_s = dv_bh + s * hs;
+                    S d = 0;
+                    for (int i = 0; i < hs; ++i) {
+                        d += dy_t[i] * v_s[i];
+                        dv_s[i] += att_t[s] * dy_t[i];
+                    }
+                    datt[s] = d;
+                    dot_att_datt += att_t[s] * d;
+                }
+                // forward was: att[t,:] = softmax(pre[t,:]); so dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att datt)
+                // forward was: pre[t,s] = scale q_t · k_s; so dq_t += scale dpre k_s, dk_s += scale dpre q_t
+                for (int s = 0; s <= t; ++s) {
+                    const S dpre = att_t[s] * (datt[s] - dot_att_datt) * scale;
+                    const S* k_s = k_bh + s * hs;
+                    S* dk_s = dk_bh + s * hs;
+                    for (int i = 0; i < hs; ++i) {
+                        dq_t[i] += dpre * k_s[i];
+                        dk_s[i] += dpre * q_t[i];
+                    }
+                }
             }
         }
 }
@@ -152,8 +226,8 @@ MhaResult<S> mha_forward(const xt::xtensor<S, 3>& x, const MhaWeights<S>& w, int
     split_heads(qh.data(), q.data(), B, T, H, hs, order);
     split_heads(kh.data(), k.data(), B, T, H, hs, order);
     split_heads(vh.data(), v.data(), B, T, H, hs, order);
-    attention_softmax_forward(r.att.data(), qh.data(), kh.data(), B, H, T, hs, S(1) / std::sqrt(S(hs)));
-    attention_mix_forward(yh.data(), r.att.data(), vh.data(), B, H, T, hs);
+    attention_forward(yh.data(), r.att.data(), qh.data(), kh.data(), vh.data(), B, H, H, T, hs,
+                      S(1) / std::sqrt(S(hs)));
     merge_heads(y.data(), yh.data(), B, T, H, hs, order);
     matmul_nt(r.out.data(), y.data(), w.wo.data(), w.bo.data(), BT, D, D, false);
     return r;

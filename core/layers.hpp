@@ -1,0 +1,201 @@
+// The GPT's layers as forward/backward pairs, templated on the scalar (float to train, double for the
+// finite-difference checks). llm.c's conventions: every function starts with its shapes; backward functions
+// ACCUMULATE (+=) into their gradients, and the model zeroes them once per step; nothing allocates.
+// Glossary: B batch, T time, C channels (= D), OC output channels, V vocabulary, BT = B*T rows.
+#pragma once
+#include <cmath>
+
+#include "kernels.hpp"
+
+namespace mha {
+
+// ---------------------------------------------------------------- token + position embedding
+// out (B,T,C) = wte[idx[b,t]] + wpe[t];  idx (B,T), wte (V,C), wpe (maxT,C)
+template <class S>
+void encoder_forward(S* out, const int* idx, const S* wte, const S* wpe, int B, int T, int C) {
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            S* out_bt = out + (b * T + t) * C;
+            const S* wte_ix = wte + idx[b * T + t] * C;
+            const S* wpe_t = wpe + t * C;
+            for (int i = 0; i < C; ++i) out_bt[i] = wte_ix[i] + wpe_t[i];
+        }
+}
+
+// forward was: out[b,t] = wte[idx[b,t]] + wpe[t]; so both rows receive dout[b,t]
+template <class S>
+void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* idx, int B, int T, int C) {
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            const S* dout_bt = dout + (b * T + t) * C;
+            S* dwte_ix = dwte + idx[b * T + t] * C;
+            S* dwpe_t = dwpe + t * C;
+            for (int i = 0; i < C; ++i) {
+                dwte_ix[i] += dout_bt[i];
+                dwpe_t[i] += dout_bt[i];
+            }
+        }
+}
+
+// ---------------------------------------------------------------- LayerNorm over the last dim
+// https://pytorch.org/docs/stable/generated/torch.nn.LayerNorm.html (biased variance, eps 1e-5)
+// out (N,C), mean (N), rstd (N), inp (N,C), weight (C), bias (C)
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+    const S eps = S(1e-5);
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        S m = 0;
+        for (int i = 0; i < C; ++i) m += x[i];
+        m /= C;
+        S var = 0;
+        for (int i = 0; i < C; ++i) var += (x[i] - m) * (x[i] - m);
+        var /= C;
+        const S s = S(1) / std::sqrt(var + eps);
+        S* o = out + n * C;
+        for (int i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
+        mean[n] = m;
+        rstd[n] = s;
+    }
+}
+
+// forward was: norm = (x - mean) * rstd; out = norm * weight + bias; so:
+//   dbias += dout, dweight += norm * dout, and with dnorm = dout * weight,
+//   dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))
+template <class S>
+void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                        const S* mean, const S* rstd, int N, int C) {
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        const S* dy = dout + n * C;
+        S* dx = dinp + n * C;
+        const S m = mean[n], s = rstd[n];
+        S dnorm_mean = 0, dnorm_norm_mean = 0;
+        for (int i = 0; i < C; ++i) {
+            const S norm = (x[i] - m) * s;
+            const S dnorm = weight[i] * dy[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= C;
+        dnorm_norm_mean /= C;
+        for (int i = 0; i < C; ++i) {
+            const S norm = (x[i] - m) * s;
+            const S dnorm = weight[i] * dy[i];
+            dbias[i] += dy[i];
+            dweight[i] += norm * dy[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- Linear: y = x Wᵀ + b
+// out (N,OC), inp (N,C), weight (OC,C), bias (OC) or null
+template <class S>
+void linear_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
+    matmul_nt(out, inp, weight, bias, N, OC, C, false);
+}
+
+// forward was: out = inp · weightᵀ + bias; so:
+//   dinp += dout · weight        (N,OC)·(OC,C)
+//   dweight += doutᵀ · inp       (OC,N)·(N,C)
+//   dbias += Σ_n dout
+template <class S>
+void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, int N, int C,
+                     int OC) {
+    if (dinp) matmul_nn(dinp, dout, weight, N, C, OC, true);
+    matmul_tn(dweight, dout, inp, OC, C, N, true);
+    if (dbias)
+        for (int n = 0; n < N; ++n)
+            for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];
+}
+
+// ---------------------------------------------------------------- GELU, tanh form
+// https://pytorch.org/docs/stable/generated/torch.nn.GELU.html (approximate='tanh')
+// out (N) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+template <class S>
+void gelu_forward(S* out, const S* inp, int N) {
+    const S k = S(0.7978845608028654);  // sqrt(2/pi)
+    for (int i = 0; i < N; ++i) {
+        const S x = inp[i];
+        out[i] = S(0.5) * x * (S(1) + std::tanh(k * (x + S(0.044715) * x * x * x)));
+    }
+}
+
+// forward was: out = 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3); so
+//   dout/dx = 0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3 · 0.044715 x²)
+template <class S>
+void gelu_backward(S* dinp, const S* inp, const S* dout, int N) {
+    const S k = S(0.7978845608028654);
+    for (int i = 0; i < N; ++i) {
+        const S x = inp[i];
+        const S u = k * (x + S(0.044715) * x * x * x);
+        const S th = std::tanh(u);
+        const S sech2 = S(1) - th * th;
+        const S grad = S(0.5) * (S(1) + th) + S(0.5) * x * sech2 * k * (S(1) + S(3 * 0.044715) * x * x);
+        dinp[i] += grad * dout[i];
+    }
+}
+
+// ---------------------------------------------------------------- residual
+// out (N) = a + b
+template <class S>
+void residual_forward(S* out, const S* a, const S* b, int N) {
+    for (int i = 0; i < N; ++i) out[i] = a[i] + b[i];
+}
+
+// forward was: out = a + b; so both receive dout
+template <class S>
+void residual_backward(S* da, S* db, const S* dout, int N) {
+    for (int i = 0; i < N; ++i) {
+        da[i] += dout[i];
+        db[i] += dout[i];
+    }
+}
+
+// ---------------------------------------------------------------- softmax + cross-entropy
+// probs (N,V) = softmax(logits), losses (N) = -log probs[target]; returns the mean loss.
+// A target of -1 means "no loss at this position" (it is skipped and not counted in the mean).
+template <class S>
+S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets, int N, int V) {
+    S total = 0;
+    int counted = 0;
+    for (int n = 0; n < N; ++n) {
+        const S* z = logits + n * V;
+        S* p = probs + n * V;
+        S mx = z[0];
+        for (int i = 1; i < V; ++i) mx = z[i] > mx ? z[i] : mx;
+        S sum = 0;
+        for (int i = 0; i < V; ++i) sum += (p[i] = std::exp(z[i] - mx));
+        const S inv = S(1) / sum;
+        for (int i = 0; i < V; ++i) p[i] *= inv;
+        const int y = targets[n];
+        if (y < 0) {
+            losses[n] = 0;
+            continue;
+        }
+        // -log p[y] computed from the logits (log-sum-exp), exact even when p[y] underflows to 0
+        losses[n] = std::log(sum) - (z[y] - mx);
+        total += losses[n];
+        ++counted;
+    }
+    return counted ? total / counted : S(0);
+}
+
+// forward was: loss = mean_n (-log softmax(logits_n)[y_n]); so dlogits_n += (probs_n - onehot(y_n)) / count
+template <class S>
+void crossentropy_backward(S* dlogits, const S* probs, const int* targets, int N, int V) {
+    int counted = 0;
+    for (int n = 0; n < N; ++n) counted += targets[n] >= 0;
+    if (!counted) return;
+    const S scale = S(1) / counted;
+    for (int n = 0; n < N; ++n) {
+        const int y = targets[n];
+        if (y < 0) continue;
+        S* d = dlogits + n * V;
+        const S* p = probs + n * V;
+        for (int i = 0; i < V; ++i) d[i] += (p[i] - (i == y ? S(1) : S(0))) * scale;
+    }
+}
+
+}  // namespace mha

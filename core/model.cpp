@@ -1,0 +1,279 @@
+#include "model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "attention.hpp"
+#include "error.hpp"
+#include "layers.hpp"
+#include "prng.hpp"
+
+namespace mha {
+
+// ---------------------------------------------------------------- the parameter table
+std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
+    const int V = c.vocab_size, D = c.d_model, Dkv = c.kv_heads() * c.head_dim(), F = 4 * c.d_model;
+    std::vector<TensorSpec> t;
+    auto add = [&](std::string name, std::vector<int> shape, bool decay) {
+        TensorSpec s{std::move(name), std::move(shape), 0, 1, decay};
+        for (int d : s.shape) s.size *= static_cast<std::size_t>(d);
+        s.offset = t.empty() ? 0 : t.back().offset + t.back().size;
+        t.push_back(std::move(s));
+    };
+    add("wte", {V, D}, true);
+    add("wpe", {c.max_seq_len, D}, true);
+    for (int l = 0; l < c.n_layers; ++l) {
+        const std::string b = "blocks." + std::to_string(l) + ".";
+        add(b + "ln1.weight", {D}, false);
+        add(b + "ln1.bias", {D}, false);
+        add(b + "attn.q.weight", {D, D}, true);
+        add(b + "attn.q.bias", {D}, false);
+        add(b + "attn.k.weight", {Dkv, D}, true);
+        add(b + "attn.k.bias", {Dkv}, false);
+        add(b + "attn.v.weight", {Dkv, D}, true);
+        add(b + "attn.v.bias", {Dkv}, false);
+        add(b + "attn.o.weight", {D, D}, true);
+        add(b + "attn.o.bias", {D}, false);
+        if (c.mlp) {
+            add(b + "ln2.weight", {D}, false);
+            add(b + "ln2.bias", {D}, false);
+            add(b + "mlp.fc.weight", {F, D}, true);
+            add(b + "mlp.fc.bias", {F}, false);
+            add(b + "mlp.proj.weight", {D, F}, true);
+            add(b + "mlp.proj.bias", {D}, false);
+        }
+    }
+    add("ln_f.weight", {D}, false);
+    add("ln_f.bias", {D}, false);
+    add("lm_head.weight", {V, D}, true);
+    add("lm_head.bias", {V}, false);
+    return t;
+}
+
+// ---------------------------------------------------------------- construction and views
+template <class S>
+Gpt<S>::Gpt(const ModelConfig& config) : cfg_(config) {
+    const std::string err = validate(cfg_);
+    MHA_CHECK(err.empty(), err);
+    specs_ = parameter_table(cfg_);
+    const std::size_t n = specs_.back().offset + specs_.back().size;
+    params_.assign(n, S(0));
+    grads_.assign(n, S(0));
+    p_ = param_views(params_.data());
+    g_ = param_views(grads_.data());
+}
+
+template <class S>
+const TensorSpec& Gpt<S>::spec(const std::string& name) const {
+    for (const auto& s : specs_)
+        if (s.name == name) return s;
+    fail(__FILE__, __LINE__, "no parameter named '" + name + "'");
+}
+
+template <class S>
+typename Gpt<S>::Params Gpt<S>::param_views(S* base) const {
+    auto at = [&](const std::string& name) { return base + spec(name).offset; };
+    Params p;
+    p.wte = at("wte");
+    p.wpe = at("wpe");
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+        const std::string b = "blocks." + std::to_string(l) + ".";
+        BlockParams bp{};
+        bp.ln1w = at(b + "ln1.weight"), bp.ln1b = at(b + "ln1.bias");
+        bp.qw = at(b + "attn.q.weight"), bp.qb = at(b + "attn.q.bias");
+        bp.kw = at(b + "attn.k.weight"), bp.kb = at(b + "attn.k.bias");
+        bp.vw = at(b + "attn.v.weight"), bp.vb = at(b + "attn.v.bias");
+        bp.ow = at(b + "attn.o.weight"), bp.ob = at(b + "attn.o.bias");
+        if (cfg_.mlp) {
+            bp.ln2w = at(b + "ln2.weight"), bp.ln2b = at(b + "ln2.bias");
+            bp.fcw = at(b + "mlp.fc.weight"), bp.fcb = at(b + "mlp.fc.bias");
+            bp.projw = at(b + "mlp.proj.weight"), bp.projb = at(b + "mlp.proj.bias");
+        }
+        p.blocks.push_back(bp);
+    }
+    p.lnfw = at("ln_f.weight");
+    p.lnfb = at("ln_f.bias");
+    p.lmw = at("lm_head.weight");
+    p.lmb = at("lm_head.bias");
+    return p;
+}
+
+template <class S>
+std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
+    const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model, V = cfg_.vocab_size, H = cfg_.n_heads;
+    const std::size_t Dkv = std::size_t(cfg_.kv_heads()) * cfg_.head_dim(), F = 4 * D;
+    std::size_t used = 0;
+    // base may be null: then this only counts
+    auto take = [&](std::size_t n) {
+        S* p = base ? base + used : nullptr;
+        used += n;
+        return p;
+    };
+    a.encoded = take(BT * D);
+    a.blocks.assign(cfg_.n_layers, BlockActs{});
+    for (auto& b : a.blocks) {
+        b.ln1 = take(BT * D), b.ln1_mean = take(BT), b.ln1_rstd = take(BT);
+        b.q = take(BT * D), b.k = take(BT * Dkv), b.v = take(BT * Dkv);
+        b.qh = take(BT * D), b.kh = take(BT * Dkv), b.vh = take(BT * Dkv);
+        b.att = take(std::size_t(B) * H * T * T);
+        b.yh = take(BT * D), b.atty = take(BT * D), b.attproj = take(BT * D), b.res1 = take(BT * D);
+        if (cfg_.mlp) {
+            b.ln2 = take(BT * D), b.ln2_mean = take(BT), b.ln2_rstd = take(BT);
+            b.fch = take(BT * F), b.fch_gelu = take(BT * F), b.fcproj = take(BT * D), b.res2 = take(BT * D);
+        }
+    }
+    a.lnf = take(BT * D), a.lnf_mean = take(BT), a.lnf_rstd = take(BT);
+    a.logits = take(BT * V), a.probs = take(BT * V), a.losses = take(BT);
+    return used;
+}
+
+template <class S>
+void Gpt<S>::init_weights(std::uint64_t seed) {
+    Rng rng(seed);
+    const double std_w = 0.02, std_proj = 0.02 / std::sqrt(2.0 * cfg_.n_layers);
+    auto ends_with = [](const std::string& s, const std::string& suffix) {
+        return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    for (const auto& s : specs_) {
+        S* w = params_.data() + s.offset;
+        const bool is_ln = s.name.find("ln") != std::string::npos && s.name.find("lm_head") == std::string::npos;
+        if (ends_with(s.name, ".bias")) {
+            std::fill(w, w + s.size, S(0));
+        } else if (is_ln) {
+            std::fill(w, w + s.size, S(1));  // LayerNorm weights
+        } else {
+            const bool proj = ends_with(s.name, "attn.o.weight") || ends_with(s.name, "mlp.proj.weight");
+            const double std = proj ? std_proj : std_w;
+            for (std::size_t i = 0; i < s.size; ++i) w[i] = static_cast<S>(rng.normal() * std);
+        }
+    }
+}
+
+template <class S>
+const S* Gpt<S>::attention(int layer) const {
+    MHA_CHECK(layer >= 0 && layer < cfg_.n_layers, "layer out of range");
+    MHA_CHECK(B_ > 0, "no forward pass yet");
+    return acts_.blocks[layer].att;
+}
+
+// ---------------------------------------------------------------- forward
+template <class S>
+S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
+    const int V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
+    const int hs = cfg_.head_dim(), Dkv = Hkv * hs, F = 4 * D, BT = B * T;
+    MHA_CHECK(B >= 1 && T >= 1 && T <= cfg_.max_seq_len,
+              "sequence length " + std::to_string(T) + " is outside 1.." + std::to_string(cfg_.max_seq_len));
+    for (int i = 0; i < BT; ++i) {
+        MHA_CHECK(idx[i] >= 0 && idx[i] < V, "token id outside the vocabulary");
+        if (targets) MHA_CHECK(targets[i] >= -1 && targets[i] < V, "target id outside the vocabulary");
+    }
+    // (re)lay out the activations; allocate only when this batch needs more room than any before
+    Acts counted;
+    const std::size_t need = act_views(nullptr, B, T, counted);
+    if (need > act_buf_.size()) {
+        act_buf_.assign(need, S(0));
+        dact_buf_.assign(need, S(0));
+        idx_.resize(BT);
+        targets_.resize(BT);
+    }
+    if (B != B_ || T != T_) {
+        acts_used_ = act_views(act_buf_.data(), B, T, acts_);
+        act_views(dact_buf_.data(), B, T, dacts_);
+        if (idx_.size() < std::size_t(BT)) idx_.resize(BT), targets_.resize(BT);
+        B_ = B, T_ = T;
+    }
+    std::copy(idx, idx + BT, idx_.begin());
+    has_targets_ = targets != nullptr;
+    if (targets) std::copy(targets, targets + BT, targets_.begin());
+    else std::fill(targets_.begin(), targets_.begin() + BT, -1);
+
+    const S scale = S(1) / std::sqrt(S(hs));
+    const HeadOrder order = HeadOrder::canonical;
+    Acts& a = acts_;
+    encoder_forward(a.encoded, idx, p_.wte, p_.wpe, B, T, D);
+    const S* x = a.encoded;  // the residual stream (B,T,D)
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+        const BlockParams& w = p_.blocks[l];
+        BlockActs& b = a.blocks[l];
+        layernorm_forward(b.ln1, b.ln1_mean, b.ln1_rstd, x, w.ln1w, w.ln1b, BT, D);
+        linear_forward(b.q, b.ln1, w.qw, w.qb, BT, D, D);
+        linear_forward(b.k, b.ln1, w.kw, w.kb, BT, D, Dkv);
+        linear_forward(b.v, b.ln1, w.vw, w.vb, BT, D, Dkv);
+        split_heads(b.qh, b.q, B, T, H, hs, order);
+        split_heads(b.kh, b.k, B, T, Hkv, hs, order);
+        split_heads(b.vh, b.v, B, T, Hkv, hs, order);
+        attention_forward(b.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        merge_heads(b.atty, b.yh, B, T, H, hs, order);
+        linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
+        residual_forward(b.res1, x, b.attproj, BT * D);
+        if (cfg_.mlp) {
+            layernorm_forward(b.ln2, b.ln2_mean, b.ln2_rstd, b.res1, w.ln2w, w.ln2b, BT, D);
+            linear_forward(b.fch, b.ln2, w.fcw, w.fcb, BT, D, F);
+            gelu_forward(b.fch_gelu, b.fch, BT * F);
+            linear_forward(b.fcproj, b.fch_gelu, w.projw, w.projb, BT, F, D);
+            residual_forward(b.res2, b.res1, b.fcproj, BT * D);
+        }
+        x = b.out();
+    }
+    layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, x, p_.lnfw, p_.lnfb, BT, D);
+    linear_forward(a.logits, a.lnf, p_.lmw, p_.lmb, BT, D, V);
+    return crossentropy_forward(a.probs, a.losses, a.logits, targets_.data(), BT, V);
+}
+
+// ---------------------------------------------------------------- backward
+template <class S>
+void Gpt<S>::zero_grad() {
+    std::fill(grads_.begin(), grads_.end(), S(0));
+}
+
+template <class S>
+void Gpt<S>::backward() {
+    MHA_CHECK(B_ > 0 && has_targets_, "backward() needs a forward pass with targets first");
+    const int B = B_, T = T_, V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
+    const int hs = cfg_.head_dim(), Dkv = Hkv * hs, F = 4 * D, BT = B * T;
+    const S scale = S(1) / std::sqrt(S(hs));
+    const HeadOrder order = HeadOrder::canonical;
+    const Acts& a = acts_;
+    Acts& d = dacts_;
+    std::fill(dact_buf_.begin(), dact_buf_.begin() + acts_used_, S(0));  // activation grads accumulate too
+
+    crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V);
+    linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V);
+    const int L = cfg_.n_layers;
+    const S* x_last = a.blocks[L - 1].out();
+    S* dx_last = d.blocks[L - 1].out();
+    layernorm_backward(dx_last, g_.lnfw, g_.lnfb, d.lnf, x_last, p_.lnfw, a.lnf_mean, a.lnf_rstd, BT, D);
+    for (int l = L - 1; l >= 0; --l) {
+        const BlockParams& w = p_.blocks[l];
+        BlockParams& gw = g_.blocks[l];
+        const BlockActs& b = a.blocks[l];
+        BlockActs& db = d.blocks[l];
+        const S* x = l == 0 ? a.encoded : a.blocks[l - 1].out();  // this block's input
+        S* dx = l == 0 ? d.encoded : d.blocks[l - 1].out();
+        if (cfg_.mlp) {
+            residual_backward(db.res1, db.fcproj, db.res2, BT * D);
+            linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D);
+            gelu_backward(db.fch, b.fch, db.fch_gelu, BT * F);
+            linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F);
+            layernorm_backward(db.res1, gw.ln2w, gw.ln2b, db.ln2, b.res1, w.ln2w, b.ln2_mean, b.ln2_rstd, BT, D);
+        }
+        residual_backward(dx, db.attproj, db.res1, BT * D);
+        linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
+        merge_heads_backward(db.yh, db.atty, B, T, H, hs, order);
+        attention_backward(db.qh, db.kh, db.vh, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        split_heads_backward(db.q, db.qh, B, T, H, hs, order);
+        split_heads_backward(db.k, db.kh, B, T, Hkv, hs, order);
+        split_heads_backward(db.v, db.vh, B, T, Hkv, hs, order);
+        linear_backward(db.ln1, gw.qw, gw.qb, db.q, b.ln1, w.qw, BT, D, D);
+        linear_backward(db.ln1, gw.kw, gw.kb, db.k, b.ln1, w.kw, BT, D, Dkv);
+        linear_backward(db.ln1, gw.vw, gw.vb, db.v, b.ln1, w.vw, BT, D, Dkv);
+        layernorm_backward(dx, gw.ln1w, gw.ln1b, db.ln1, x, w.ln1w, b.ln1_mean, b.ln1_rstd, BT, D);
+    }
+    encoder_backward(g_.wte, g_.wpe, d.encoded, idx_.data(), B, T, D);
+}
+
+template class Gpt<float>;
+template class Gpt<double>;
+
+}  // namespace mha

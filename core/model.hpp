@@ -1,0 +1,114 @@
+// A pre-LayerNorm GPT (llama2.c's three-part picture: config, weights, run state):
+//   x = wte[idx] + wpe[t]
+//   L times: x = x + Attn(LN1(x));  x = x + MLP(LN2(x))        (no MLP in attention-only models)
+//   logits = LN_f(x) W_lmᵀ + b_lm;  loss = mean cross-entropy
+// Parameters, gradients and AdamW moments each live in one flat buffer, described by one table of named
+// tensors (PyTorch names and (out,in) layouts, so checkpoints load in PyTorch). Activations live in one flat
+// buffer sized on the first forward; later steps of the same or smaller (B,T) allocate nothing.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+
+namespace mha {
+
+// one named parameter tensor inside the flat buffer
+struct TensorSpec {
+    std::string name;         // e.g. "blocks.0.attn.q.weight"
+    std::vector<int> shape;   // PyTorch shape, e.g. {D, D}
+    std::size_t offset = 0;   // into the flat buffer, in elements
+    std::size_t size = 0;     // number of elements
+    bool decay = false;       // AdamW weight decay applies (matrices and embeddings, not biases or LayerNorm)
+};
+
+// the parameter table of a config, in the order of the flat buffer
+std::vector<TensorSpec> parameter_table(const ModelConfig& c);
+
+template <class S>
+class Gpt {
+public:
+    // throws mha::Error with validate()'s message on a bad config
+    explicit Gpt(const ModelConfig& config);
+
+    const ModelConfig& config() const { return cfg_; }
+    const std::vector<TensorSpec>& tensors() const { return specs_; }
+    std::size_t num_params() const { return params_.size(); }
+    S* params() { return params_.data(); }
+    const S* params() const { return params_.data(); }
+    S* grads() { return grads_.data(); }
+    const S* grads() const { return grads_.data(); }
+    // the tensor called name (throws if there is none)
+    const TensorSpec& spec(const std::string& name) const;
+    S* param(const std::string& name) { return params_.data() + spec(name).offset; }
+    S* grad(const std::string& name) { return grads_.data() + spec(name).offset; }
+
+    // GPT-2 initialisation from our PRNG: weights N(0, 0.02²), residual projections (attn.o, mlp.proj)
+    // N(0, (0.02/sqrt(2L))²), biases 0, LayerNorm weight 1 and bias 0; drawn in table order
+    void init_weights(std::uint64_t seed);
+
+    // idx (B,T) token ids in [0,V), T <= max_seq_len; targets (B,T) or null (then no loss, returns 0).
+    // Computes logits (B,T,V), probs and every layer's attention (B,H,T,T); returns the mean loss.
+    S forward(const int* idx, const int* targets, int B, int T);
+    // gradients of the last forward's loss, ACCUMULATED into grads(); call zero_grad() first
+    void backward();
+    void zero_grad();
+
+    int batch() const { return B_; }
+    int seq_len() const { return T_; }
+    const S* logits() const { return acts_.logits; }    // (B,T,V) of the last forward
+    const S* probs() const { return acts_.probs; }      // (B,T,V)
+    const S* losses() const { return acts_.losses; }    // (B,T) per-position loss
+    const S* attention(int layer) const;                // (B,H,T,T) of the last forward
+
+private:
+    // named views into the parameter (or gradient) buffer for one block
+    struct BlockParams {
+        S *ln1w, *ln1b, *qw, *qb, *kw, *kb, *vw, *vb, *ow, *ob;
+        S *ln2w, *ln2b, *fcw, *fcb, *projw, *projb;  // null in attention-only blocks
+    };
+    struct Params {
+        S *wte, *wpe, *lnfw, *lnfb, *lmw, *lmb;
+        std::vector<BlockParams> blocks;
+    };
+    // named views into the activation (or activation-gradient) buffer for one block
+    struct BlockActs {
+        S *ln1, *ln1_mean, *ln1_rstd;   // (B,T,D), (B,T), (B,T)
+        S *q, *k, *v;                   // (B,T,D), (B,T,Dkv), (B,T,Dkv)
+        S *qh, *kh, *vh;                // (B,H,T,hs), (B,Hkv,T,hs), (B,Hkv,T,hs)
+        S *att;                         // (B,H,T,T)
+        S *yh, *atty, *attproj, *res1;  // (B,H,T,hs), (B,T,D), (B,T,D), (B,T,D)
+        S *ln2, *ln2_mean, *ln2_rstd;   // (B,T,D), (B,T), (B,T)
+        S *fch, *fch_gelu, *fcproj;     // (B,T,4D), (B,T,4D), (B,T,D)
+        S *res2;                        // (B,T,D)
+        S* out() const { return res2 ? res2 : res1; }
+    };
+    struct Acts {
+        S* encoded;                     // (B,T,D)
+        std::vector<BlockActs> blocks;
+        S *lnf, *lnf_mean, *lnf_rstd;   // (B,T,D), (B,T), (B,T)
+        S *logits, *probs, *losses;     // (B,T,V), (B,T,V), (B,T)
+    };
+
+    Params param_views(S* base) const;
+    // lays the activations of a (B,T) batch out in base; returns the number of elements used
+    std::size_t act_views(S* base, int B, int T, Acts& out) const;
+
+    ModelConfig cfg_;
+    std::vector<TensorSpec> specs_;
+    std::vector<S> params_, grads_;
+    Params p_, g_;
+    std::vector<S> act_buf_, dact_buf_;
+    Acts acts_{}, dacts_{};
+    std::size_t acts_used_ = 0;
+    std::vector<int> idx_, targets_;  // (B,T) copies for backward
+    int B_ = 0, T_ = 0;
+    bool has_targets_ = false;
+};
+
+extern template class Gpt<float>;
+extern template class Gpt<double>;
+
+}  // namespace mha

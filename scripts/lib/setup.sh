@@ -1,0 +1,37 @@
+# Shared by scripts/start and scripts/test: install what a fresh Debian 12 machine lacks, idempotently.
+# Source it, then call need_debian_packages / need_node_modules. Fast when everything is already there.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 needs Debian's acorn; the preinstalled node does not look there
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# the packages the build needs everywhere
+BUILD_PACKAGES=(cmake make g++ emscripten libxtensor-dev libxsimd-dev catch2 wabt)
+# and those only the tests need
+TEST_PACKAGES=(chromium python3)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+need_debian_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  command -v node >/dev/null 2>&1 || missing+=(nodejs npm)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# npm ci from the committed lock file, again only when the lock file changed
+need_node_modules() {
+  local stamp="$ROOT/node_modules/.lock-stamp"
+  if [ ! -f "$stamp" ] || ! cmp -s "$ROOT/package-lock.json" "$stamp"; then
+    log "installing npm packages from package-lock.json"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$ROOT/package-lock.json" "$stamp"
+  fi
+}

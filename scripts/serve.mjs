@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// A static file server for public/, on the loopback address only. Used by scripts/start and the browser tests.
+//   node scripts/serve.mjs [--port 8000] [--root public]      (--port 0 picks a free port)
+// Exported startServer() lets the tests run it in-process.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8', '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon',
+  '.safetensors': 'application/octet-stream',
+};
+
+/**
+ * Serves root on 127.0.0.1:port. Resolves to { server, port, url }.
+ * @param {{root?: string, port?: number}} options
+ */
+export function startServer({ root = fileURLToPath(new URL('../public', import.meta.url)), port = 8000 } = {}) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+      let file = normalize(join(base, path));
+      if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'EACCES' });
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
+      res.end(body);
+    } catch (err) {
+      const code = err.code === 'EACCES' ? 403 : 404;
+      res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(code === 403 ? 'forbidden' : 'not found');
+    }
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => {
+      const actual = server.address().port;
+      ok({ server, port: actual, url: `http://127.0.0.1:${actual}/` });
+    });
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : fallback;
+  };
+  const { url } = await startServer({ root: arg('--root', undefined), port: Number(arg('--port', 8000)) });
+  console.log(`mha-sandbox: ${url}`);
+}
