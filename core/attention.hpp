@@ -210,7 +210,7 @@ template <class S>
 MhaResult<S> mha_forward(const xt::xtensor<S, 3>& x, const MhaWeights<S>& w, int H,
                          HeadOrder order = HeadOrder::canonical) {
     const int B = static_cast<int>(x.shape(0)), T = static_cast<int>(x.shape(1)), D = static_cast<int>(x.shape(2));
-    MHA_CHECK(validate_heads(D, H).empty(), validate_heads(D, H));
+    throw_if_invalid(validate_heads(D, H));
     MHA_CHECK(w.wq.shape(0) == static_cast<std::size_t>(D) && w.wq.shape(1) == static_cast<std::size_t>(D),
               "attention weights must be (D,D)");
     const int hs = D / H, BT = B * T;

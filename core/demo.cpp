@@ -12,7 +12,7 @@ namespace mha {
 
 HeadLayout head_layout(int d_model, int n_heads, HeadOrder order) {
     const std::string err = validate_heads(d_model, n_heads);
-    MHA_CHECK(err.empty(), err);
+    throw_if_invalid(err);
     HeadLayout l;
     l.d_model = d_model;
     l.n_heads = n_heads;
@@ -65,10 +65,10 @@ std::vector<std::string> split_words(const std::string& text, int max_tokens) {
 AttentionDemo attention_demo(const std::string& text, int d_model, int n_heads, std::uint64_t seed,
                              HeadOrder order) {
     const std::string err = validate_heads(d_model, n_heads);
-    MHA_CHECK(err.empty(), err);
+    throw_if_invalid(err);
     AttentionDemo demo;
     demo.tokens = split_words(text, kDemoMaxTokens);
-    MHA_CHECK(!demo.tokens.empty(), "Type at least one word.");
+    if (demo.tokens.empty()) throw Error("Type at least one word.");
     const int T = static_cast<int>(demo.tokens.size()), D = d_model;
 
     // x (1,T,D) = word vector + position vector, each N(0, 1/2) per channel so x has unit variance

@@ -13,6 +13,11 @@ struct Error : std::runtime_error {
 // throws Error("msg (file:line)"); out of line so the check macro stays small at every call site
 [[noreturn]] void fail(const char* file, int line, const std::string& msg);
 
+// user-facing validation: throws Error(message), without a source location, when message is not empty
+inline void throw_if_invalid(const std::string& message) {
+    if (!message.empty()) throw Error(message);
+}
+
 }  // namespace mha
 
 // internal invariant or argument check; user-facing validation returns messages instead (config.hpp)

@@ -55,7 +55,7 @@ std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
 template <class S>
 Gpt<S>::Gpt(const ModelConfig& config) : cfg_(config) {
     const std::string err = validate(cfg_);
-    MHA_CHECK(err.empty(), err);
+    throw_if_invalid(err);
     specs_ = parameter_table(cfg_);
     const std::size_t n = specs_.back().offset + specs_.back().size;
     params_.assign(n, S(0));

@@ -32,7 +32,9 @@ public:
     // standard normal by Marsaglia's polar method; the second value of each pair is kept for the next call
     double normal();
 
+    // the whole generator state (a checkpoint stores it to continue a run bit-identically)
     std::uint64_t state() const { return state_; }
+    void set_state(std::uint64_t s) { state_ = s; has_spare_ = false; }
 
 private:
     std::uint64_t state_;

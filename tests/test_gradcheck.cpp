@@ -45,7 +45,8 @@ TEST_CASE("gradcheck: layernorm (input, weight, bias)", "[gradcheck]") {
 }
 
 TEST_CASE("gradcheck: linear (input, weight, bias) for odd shapes", "[gradcheck]") {
-    for (auto [N, C, OC] : {std::array<int, 3>{3, 5, 7}, {9, 8, 4}, {1, 17, 3}}) {
+    for (const auto& shape : {std::array<int, 3>{3, 5, 7}, {9, 8, 4}, {1, 17, 3}}) {
+        const int N = shape[0], C = shape[1], OC = shape[2];
         Vec x = random_vector<double>(N * C, 5), w = random_vector<double>(OC * C, 6), b = random_vector<double>(OC, 7);
         const Vec r = random_vector<double>(N * OC, 8);
         Vec out(N * OC);

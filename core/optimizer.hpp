@@ -1,0 +1,60 @@
+// AdamW with decoupled weight decay, global gradient-norm clipping, and the learning-rate schedule.
+// Matches torch.optim.AdamW and torch.nn.utils.clip_grad_norm_ (tests compare against PyTorch's numbers).
+// https://pytorch.org/docs/stable/generated/torch.optim.AdamW.html
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace mha {
+
+struct AdamWConfig {
+    double lr = 1e-3;
+    double beta1 = 0.9;
+    double beta2 = 0.95;
+    double eps = 1e-8;
+    double weight_decay = 0.1;  // applied only to tensors marked decay (matrices and embeddings)
+};
+
+// one AdamW step (t counts from 1) on n elements of one tensor:
+//   p ← p (1 − lr·wd);  m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²;
+//   p ← p − lr/(1−β1^t) · m / (sqrt(v)/sqrt(1−β2^t) + eps)
+template <class S>
+void adamw_update(S* p, const S* g, S* m, S* v, std::size_t n, const AdamWConfig& c, double weight_decay, int t) {
+    const double bc1 = 1.0 - std::pow(c.beta1, t), bc2 = 1.0 - std::pow(c.beta2, t);
+    const S decay = S(1.0 - c.lr * weight_decay), step = S(c.lr / bc1), inv_sqrt_bc2 = S(1.0 / std::sqrt(bc2));
+    const S b1 = S(c.beta1), b2 = S(c.beta2), eps = S(c.eps);
+    for (std::size_t i = 0; i < n; ++i) {
+        m[i] = b1 * m[i] + (S(1) - b1) * g[i];
+        v[i] = b2 * v[i] + (S(1) - b2) * g[i] * g[i];
+        p[i] = p[i] * decay - step * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
+    }
+}
+
+// sqrt(Σ g²), accumulated in double whatever S is
+template <class S>
+double global_norm(const S* g, std::size_t n) {
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += double(g[i]) * double(g[i]);
+    return std::sqrt(s);
+}
+
+// clip_grad_norm_: scales g by min(1, max_norm / (norm + 1e-6)); returns the norm before clipping
+template <class S>
+double clip_gradients(S* g, std::size_t n, double max_norm) {
+    const double norm = global_norm(g, n);
+    const double coef = max_norm / (norm + 1e-6);
+    if (coef < 1.0)
+        for (std::size_t i = 0; i < n; ++i) g[i] = static_cast<S>(g[i] * coef);
+    return norm;
+}
+
+// linear warm-up from 0 over warmup steps, then cosine decay to min_lr at total steps (step counts from 0)
+inline double lr_at(int step, int total, int warmup, double max_lr, double min_lr) {
+    if (step < warmup) return max_lr * double(step + 1) / double(warmup);
+    if (step >= total) return min_lr;
+    const double progress = double(step - warmup) / double(std::max(1, total - warmup));
+    return min_lr + 0.5 * (max_lr - min_lr) * (1.0 + std::cos(3.14159265358979323846 * progress));
+}
+
+}  // namespace mha

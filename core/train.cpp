@@ -1,0 +1,117 @@
+#include "train.hpp"
+
+#include <cmath>
+
+#include "error.hpp"
+
+namespace mha {
+
+std::string validate(const TrainConfig& t, const ModelConfig& m) {
+    if (t.batch < 1 || t.batch > 512) return "batch size must be 1 to 512.";
+    if (t.seq_len < 2 || t.seq_len > m.max_seq_len)
+        return "context length " + std::to_string(t.seq_len) + " must be 2 to the model's " +
+               std::to_string(m.max_seq_len) + ".";
+    if (t.steps < 1 || t.steps > 1000000) return "steps must be 1 to 1000000.";
+    if (t.warmup < 0 || t.warmup > t.steps) return "warm-up must be 0 to the number of steps.";
+    if (!(t.lr > 0 && t.lr <= 10)) return "learning rate must be above 0 and at most 10.";
+    if (!(t.min_lr >= 0 && t.min_lr <= t.lr)) return "minimum learning rate must be 0 to the peak learning rate.";
+    if (!(t.clip >= 0 && std::isfinite(t.clip))) return "gradient clip must be 0 (off) or positive.";
+    const AdamWConfig& a = t.adamw;
+    if (!(a.beta1 >= 0 && a.beta1 < 1 && a.beta2 >= 0 && a.beta2 < 1)) return "AdamW betas must be in [0, 1).";
+    if (!(a.eps > 0) || !(a.weight_decay >= 0 && a.weight_decay < 1)) return "AdamW eps must be > 0 and weight decay in [0, 1).";
+    return "";
+}
+
+Trainer::Trainer(const ModelConfig& model, const TrainConfig& train, BatchSampler sampler)
+    : model_(model), train_(train), sampler_(std::move(sampler)), data_rng_(train.seed + 1) {
+    const std::string err = validate(train_, model);
+    throw_if_invalid(err);
+    model_.init_weights(train_.seed);
+    m_.assign(model_.num_params(), 0.0f);
+    v_.assign(model_.num_params(), 0.0f);
+    x_.resize(std::size_t(train_.batch) * train_.seq_len);
+    y_.resize(x_.size());
+}
+
+StepResult Trainer::step() {
+    const int B = train_.batch, T = train_.seq_len;
+    StepResult r;
+    r.step = step_;
+    r.lr = lr_at(step_, train_.steps, train_.warmup, train_.lr, train_.min_lr);
+    sampler_(data_rng_, B, T, x_.data(), y_.data());
+    r.loss = model_.forward(x_.data(), y_.data(), B, T);
+    model_.zero_grad();
+    model_.backward();
+    float* g = model_.grads();
+    const std::size_t n = model_.num_params();
+    r.grad_norm = train_.clip > 0 ? clip_gradients(g, n, train_.clip) : global_norm(g, n);
+    // the guard: a non-finite loss or gradient never reaches the weights
+    if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
+        r.skipped = true;
+        ++step_;
+        return r;
+    }
+    AdamWConfig c = train_.adamw;
+    c.lr = r.lr;
+    for (const TensorSpec& s : model_.tensors())
+        adamw_update(model_.params() + s.offset, g + s.offset, m_.data() + s.offset, v_.data() + s.offset, s.size, c,
+                     s.decay ? c.weight_decay : 0.0, step_ + 1);
+    ++step_;
+    return r;
+}
+
+double Trainer::evaluate(const EvalBatches& eval) {
+    MHA_CHECK(eval.n_batches > 0 && eval.T <= model_.config().max_seq_len, "empty or too long evaluation set");
+    double total = 0;
+    for (int i = 0; i < eval.n_batches; ++i) total += model_.forward(eval.x_batch(i), eval.y_batch(i), eval.B, eval.T);
+    return total / eval.n_batches;
+}
+
+CheckpointOptimizer Trainer::optimizer_state() const {
+    return CheckpointOptimizer{m_, v_, step_, data_rng_.state()};
+}
+
+void Trainer::restore(const Checkpoint& c) {
+    MHA_CHECK(config_to_json(c.config) == config_to_json(model_.config()),
+              "the checkpoint was saved from a different model configuration");
+    MHA_CHECK(c.params.size() == model_.num_params(), "checkpoint size does not match the model");
+    std::copy(c.params.begin(), c.params.end(), model_.params());
+    if (c.has_optimizer) {
+        m_ = c.optimizer.m;
+        v_ = c.optimizer.v;
+        step_ = c.optimizer.step;
+        data_rng_.set_state(c.optimizer.data_rng_state);
+    }
+}
+
+std::vector<int> sample_tokens(Gpt<float>& model, const std::vector<int>& prompt, int n_new, double temperature,
+                               Rng& rng) {
+    MHA_CHECK(!prompt.empty(), "sampling needs at least one prompt token");
+    const int V = model.config().vocab_size, Tmax = model.config().max_seq_len;
+    std::vector<int> seq = prompt, out;
+    std::vector<double> p(V);
+    for (int i = 0; i < n_new; ++i) {
+        const int T = std::min<int>(static_cast<int>(seq.size()), Tmax);
+        model.forward(seq.data() + seq.size() - T, nullptr, 1, T);
+        const float* z = model.logits() + std::size_t(T - 1) * V;  // the last position's logits (V)
+        int next = 0;
+        if (temperature <= 0) {
+            for (int v = 1; v < V; ++v) next = z[v] > z[next] ? v : next;
+        } else {
+            double mx = z[0], sum = 0;
+            for (int v = 1; v < V; ++v) mx = std::max(mx, double(z[v]));
+            for (int v = 0; v < V; ++v) sum += (p[v] = std::exp((z[v] - mx) / temperature));
+            double coin = rng.uniform_double() * sum;
+            next = V - 1;
+            for (int v = 0; v < V; ++v) {
+                coin -= p[v];
+                if (coin < 0) { next = v; break; }
+            }
+        }
+        seq.push_back(next);
+        out.push_back(next);
+    }
+    return out;
+}
+
+}  // namespace mha

@@ -1,0 +1,78 @@
+// Training: a model, AdamW state, a data source, the schedule, the NaN guard, fixed evaluation batches,
+// and sampling. The same code runs in the page's workers (wasm) and in the native trainer.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "checkpoint.hpp"
+#include "dataset.hpp"
+#include "model.hpp"
+#include "optimizer.hpp"
+#include "prng.hpp"
+
+namespace mha {
+
+struct TrainConfig {
+    int batch = 16;          // B
+    int seq_len = 64;        // T (<= the model's max_seq_len)
+    int steps = 300;         // total steps of the schedule
+    int warmup = 30;         // linear warm-up steps
+    double lr = 3e-3;        // peak learning rate
+    double min_lr = 3e-4;    // end of the cosine decay
+    double clip = 1.0;       // global gradient-norm clip (0 = off)
+    AdamWConfig adamw{};     // adamw.lr is ignored: the schedule sets it every step
+    std::uint64_t seed = 1;  // weights (seed) and batches (seed + 1)
+};
+
+// "" or a sentence about what is wrong with the training settings for this model
+std::string validate(const TrainConfig& t, const ModelConfig& m);
+
+// fills x (B,T) with inputs and y (B,T) with next-token targets (-1 = no loss at that position)
+using BatchSampler = std::function<void(Rng& rng, int B, int T, int* x, int* y)>;
+
+struct StepResult {
+    int step = 0;            // the step just taken (0-based)
+    double loss = 0;         // training loss of this step's batch, before the update
+    double grad_norm = 0;    // before clipping
+    double lr = 0;           // the learning rate used
+    bool skipped = false;    // true: loss or gradient norm not finite, the update was not applied
+};
+
+class Trainer {
+public:
+    // throws mha::Error if either config is invalid
+    Trainer(const ModelConfig& model, const TrainConfig& train, BatchSampler sampler);
+
+    StepResult step();
+    // mean loss over fixed evaluation batches (no update), so curves of different runs compare
+    double evaluate(const EvalBatches& eval);
+
+    Gpt<float>& model() { return model_; }
+    const Gpt<float>& model() const { return model_; }
+    const TrainConfig& train_config() const { return train_; }
+    int steps_done() const { return step_; }
+
+    // everything a checkpoint needs to continue bit-identically: AdamW moments, steps done, data PRNG state
+    CheckpointOptimizer optimizer_state() const;
+    // loads a checkpoint's weights, and its optimizer state and progress when it has them (throws mha::Error
+    // if the checkpoint's config is not this model's)
+    void restore(const Checkpoint& c);
+
+private:
+    Gpt<float> model_;
+    TrainConfig train_;
+    BatchSampler sampler_;
+    std::vector<float> m_, v_;
+    std::vector<int> x_, y_;
+    Rng data_rng_;
+    int step_ = 0;
+};
+
+// temperature sampling of n_new tokens after prompt (ids); the model sees the last max_seq_len tokens.
+// temperature <= 0 means greedy. rng supplies the coin flips, so a seed reproduces the text.
+std::vector<int> sample_tokens(Gpt<float>& model, const std::vector<int>& prompt, int n_new, double temperature,
+                               Rng& rng);
+
+}  // namespace mha

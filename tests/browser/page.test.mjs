@@ -1,0 +1,214 @@
+// The page in headless Chromium, against the real built module (scripts/build wasm first):
+//   node --test --test-reporter=spec tests/browser/
+// One server and one browser for the file; each check is its own test. Screenshots go to tests/browser/output/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let server, base, profile, context, page;
+const consoleErrors = [];   // console 'error' messages and uncaught page errors, from every page
+const foreignRequests = []; // every URL whose host is not 127.0.0.1 (data: and blob: are fine)
+
+before(async () => {
+  ({ server, url: base } = await startServer({ port: 0 }));
+  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  context.setDefaultTimeout(10_000);
+  page = await openPage('');
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+// a new tab on base + hash, watched for errors and foreign requests, resolved once the page has drawn
+async function openPage(hash) {
+  const p = context.pages().find((x) => x.url() === 'about:blank') ?? (await context.newPage());
+  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  p.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
+  });
+  await p.goto(base + hash);
+  await p.waitForSelector('html[data-ready="true"]');
+  return p;
+}
+
+const heatmapCount = (p) => p.locator('#attention-heads canvas').count();
+const waitForHeatmaps = (p, n) =>
+  p.waitForFunction((k) => document.querySelectorAll('#attention-heads canvas').length === k, n);
+
+// channels listed under head h of one split, read from the DOM
+const headChannels = (p, order, h) =>
+  p.locator(`.reshape[data-order="${order}"] .head-group[data-head="${h}"] .chip .ch`).allTextContents();
+
+test('the page loads with no console errors and shows the SIMD arch', async () => {
+  assert.equal(await page.title(), 'mha-sandbox · multi-head attention in your browser');
+  assert.match(await page.locator('#simd-arch').textContent(), /wasm/);
+  assert.equal(await page.locator('#load-status').isHidden(), true);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('heatmap canvases are drawn and not blank', async () => {
+  assert.equal(await heatmapCount(page), 4);
+  const stats = await page.$$eval('#attention-heads canvas', (canvases) => canvases.map((c) => {
+    const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+    const colours = new Set();
+    let painted = 0, sum = 0, sum2 = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] === 0) continue;  // transparent background
+      painted += 1;
+      const grey = (data[i] + data[i + 1] + data[i + 2]) / 3;
+      sum += grey;
+      sum2 += grey * grey;
+      colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+    }
+    const mean = sum / painted;
+    return { w: c.width, h: c.height, painted: painted / (data.length / 4), colours: colours.size, variance: sum2 / painted - mean * mean };
+  }));
+  for (const s of stats) {
+    assert.ok(s.w > 100 && s.h > 100, `canvas too small: ${JSON.stringify(s)}`);
+    assert.ok(s.painted > 0.3, `mostly blank: ${JSON.stringify(s)}`);
+    assert.ok(s.colours > 20 && s.variance > 100, `no variation: ${JSON.stringify(s)}`);
+  }
+  const label = await page.locator('#attention-heads canvas').first().getAttribute('aria-label');
+  assert.match(label, /head 0/);
+  assert.equal(await page.locator('#attention-heads canvas').first().getAttribute('role'), 'img');
+});
+
+test('changing H redraws one heatmap per head (4 -> 8 -> 2)', async () => {
+  for (const H of [8, 2]) {
+    await page.fill('#in-H', String(H));
+    await waitForHeatmaps(page, H);
+    const titles = await page.locator('#attention-heads .heatmap-title').allTextContents();
+    assert.deepEqual(titles, Array.from({ length: H }, (_, h) => `head ${h}`));
+    assert.equal(await page.locator('.reshape[data-order="canonical"] .head-group').count(), H);
+  }
+});
+
+test('Reshape for D=8, H=4: head 1 gets a2, a3 (canonical) and a1, a5 (swapped)', async () => {
+  await page.fill('#in-D', '8');
+  await page.fill('#in-H', '4');
+  await waitForHeatmaps(page, 4);
+  assert.deepEqual(await headChannels(page, 'canonical', 1), ['a2', 'a3']);
+  assert.deepEqual(await headChannels(page, 'swapped', 1), ['a1', 'a5']);
+  assert.equal(await page.locator('.reshape[data-order="canonical"] .vector .cell').count(), 8);
+  assert.equal(await page.locator('#out-dh').textContent(), '2');
+  assert.equal(await page.locator('#out-params').textContent(), '288');
+});
+
+test('an invalid D/H shows the core message and no heatmaps; fixing it clears both', async () => {
+  await page.fill('#in-D', '10');
+  const alert = page.locator('#sizes-error[role="alert"]');
+  await alert.waitFor({ state: 'visible' });
+  assert.match(await alert.textContent(), /not divisible/);
+  await waitForHeatmaps(page, 0);
+  assert.equal(await page.locator('.reshape .cell').count(), 0);
+  await page.fill('#in-D', '8');
+  await alert.waitFor({ state: 'hidden' });
+  await waitForHeatmaps(page, 4);
+});
+
+test('the settings round-trip through the URL hash', async () => {
+  const p = await openPage('#D=12&H=2&order=swapped&seed=5&text=Hello+there+little+world');
+  try {
+    assert.equal(await p.inputValue('#in-D'), '12');
+    assert.equal(await p.inputValue('#in-H'), '2');
+    assert.equal(await p.inputValue('#in-seed'), '5');
+    assert.equal(await p.inputValue('#in-text'), 'Hello there little world');
+    assert.equal(await p.isChecked('input[name="order"][value="swapped"]'), true);
+    assert.equal(await heatmapCount(p), 2);
+    await p.fill('#in-seed', '6');
+    await p.waitForFunction(() => location.hash.includes('seed=6'));
+    const hash = await p.evaluate(() => location.hash);
+    assert.match(hash, /D=12&H=2&order=swapped&seed=6/);
+    assert.match(hash, /text=Hello\+there\+little\+world/);
+    assert.equal(await p.locator('#link-notice').isHidden(), true);
+  } finally {
+    await p.close();
+  }
+});
+
+test('nonsense URL values fall back to defaults and the page names them', async () => {
+  const p = await openPage('#D=abc&H=4&order=sideways&seed=-3');
+  try {
+    assert.equal(await p.inputValue('#in-D'), '8');
+    assert.equal(await p.inputValue('#in-seed'), '1');
+    assert.equal(await p.isChecked('input[name="order"][value="canonical"]'), true);
+    const notice = await p.locator('#link-notice').textContent();
+    for (const name of ['D=“abc”', 'order=“sideways”', 'seed=“-3”']) assert.ok(notice.includes(name), notice);
+    assert.equal(await heatmapCount(p), 4);
+  } finally {
+    await p.close();
+  }
+});
+
+test('user text is inserted as text, never as HTML', async () => {
+  await page.fill('#in-text', '<b>bold</b> <img src=x>');
+  await page.waitForFunction(() => location.hash.includes('text=%3Cb%3E'));
+  await page.locator('#attention-heads details').first().evaluate((d) => { d.open = true; });
+  const cells = await page.locator('#attention-heads table thead th').allTextContents();
+  assert.ok(cells.includes('<') && cells.includes('img'), cells.join(' '));
+  assert.equal(await page.locator('main b, main img').count(), 0);
+  await page.locator('#attention-heads details').first().evaluate((d) => { d.open = false; });
+  await page.fill('#in-text', "The animal didn't cross the street because it was too tired .");
+});
+
+test('a heatmap is keyboard operable: arrow keys move the cursor and the readout says the weight', async () => {
+  const canvas = page.locator('#attention-heads canvas').first();
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  const readout = page.locator('#attention-heads .readout').first();
+  assert.match(await readout.textContent(), /query “animal” \(1\) → key “The” \(0\): 0\.\d{3}/);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await readout.textContent(), /masked/);
+});
+
+test('the panel switch shows one panel or both, and is kept in the hash', async () => {
+  await page.click('button[data-panel="attention"]');
+  assert.equal(await page.locator('#panel-reshape').isHidden(), true);
+  assert.equal(await page.locator('#panel-attention').isVisible(), true);
+  assert.equal(await page.getAttribute('button[data-panel="attention"]', 'aria-pressed'), 'true');
+  assert.match(await page.evaluate(() => location.hash), /panel=attention/);
+  await page.click('button[data-panel="all"]');
+  assert.equal(await page.locator('#panel-reshape').isVisible(), true);
+  await waitForHeatmaps(page, 4);
+});
+
+test('screenshots at 1280x800 and 390x844, and no sideways scrolling at 390 px', async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(OUTPUT, 'page-1280.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.querySelector('#attention-heads canvas').getBoundingClientRect().width <= 390);
+  await page.waitForTimeout(100);  // one more frame for the resize redraw
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the 390 px viewport`);
+  await page.screenshot({ path: join(OUTPUT, 'page-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('no request left 127.0.0.1 during the run', () => {
+  assert.deepEqual(foreignRequests, []);
+});
+
+test('no console errors or page errors during the run', () => {
+  assert.deepEqual(consoleErrors, []);
+});
