@@ -1,0 +1,113 @@
+// The WebAssembly core behind the page: loads the module once and wraps its `_`-prefixed Embind functions
+// in camelCase functions. Arguments are checked here, before they cross into wasm, so a bad value becomes
+// { ok: false, error } with a sentence, never a TypeError from Embind. The core checks the limits
+// (D ≤ 1024, H ≤ 64, D divisible by H) and words its own messages; we pass those through unchanged.
+// No DOM in this file.
+import createMha from '../mha.js';
+
+/** The two ways of cutting D channels into heads: view(B,T,H,d_h) and view(B,T,d_h,H). */
+export const ORDERS = Object.freeze(['canonical', 'swapped']);
+
+const INT32_MAX = 2147483647;
+const SEED_MAX = 4294967295;
+
+/** @type {Promise<object> | null} */
+let loading = null;
+/** @type {object | null} the Embind module once loaded */
+let mod = null;
+
+/**
+ * Loads and instantiates the wasm module; later calls return the same promise.
+ * @returns {Promise<{simdArch: string}>} resolves when the functions below are ready
+ */
+export function loadEngine() {
+  if (!loading) {
+    loading = createMha().then((m) => {
+      mod = m;
+      return { simdArch: m._simdArch() };
+    });
+  }
+  return loading;
+}
+
+// ---------------------------------------------------------------- argument checks
+// each returns null when the argument is fine, otherwise the sentence to show
+
+/** @returns {{ok: false, error: string}} */
+function fail(error) {
+  return { ok: false, error };
+}
+
+function notLoaded() {
+  return mod ? null : 'The WebAssembly module is not loaded yet.';
+}
+
+function checkInt(value, name) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be a whole number.`;
+  if (value < -INT32_MAX - 1 || value > INT32_MAX) return `${name} = ${value} is far too large.`;
+  return null;
+}
+
+function checkOrder(order) {
+  return ORDERS.includes(order) ? null : `The head order must be one of ${ORDERS.join(', ')}.`;
+}
+
+// ---------------------------------------------------------------- wrapped functions
+
+/**
+ * Which head each of the D channels of one position lands in, and where inside that head.
+ * canonical view(B,T,H,d_h): head h gets channels h·d_h … h·d_h+d_h−1;
+ * swapped view(B,T,d_h,H): head h gets channels h, h+H, h+2H, …
+ * @param {number} D embedding size (d_model), a whole number
+ * @param {number} H number of heads, a whole number that divides D
+ * @param {'canonical'|'swapped'} order
+ * @returns {{ok: true, dModel: number, nHeads: number, headSize: number,
+ *            head: Int32Array, lane: Int32Array}
+ *         | {ok: false, error: string}}
+ *   head (D): head of channel c; lane (D): index of channel c inside its head, 0..headSize-1
+ */
+export function headLayout(D, H, order) {
+  const err = notLoaded() ?? checkInt(D, 'D') ?? checkInt(H, 'H') ?? checkOrder(order);
+  if (err) return fail(err);
+  return mod._headLayout(D, H, order);
+}
+
+/**
+ * One causal attention layer with seeded random weights, run over the words of a sentence.
+ * @param {string} text split into words and punctuation, at most 48 tokens (the rest is dropped)
+ * @param {number} D embedding size
+ * @param {number} H number of heads
+ * @param {number} seed whole number 0 … 2^32−1
+ * @param {'canonical'|'swapped'} order
+ * @returns {{ok: true, tokens: string[], nHeads: number, T: number, att: Float32Array}
+ *         | {ok: false, error: string}}
+ *   tokens (T); att (H,T,T) row-major: att[(h*T + t)*T + s] is how much query position t attends to
+ *   key position s in head h; causal, so s > t is 0 and every row sums to 1
+ */
+export function attentionDemo(text, D, H, seed, order) {
+  let err = notLoaded() ?? (typeof text === 'string' ? null : 'The text must be a string.');
+  err = err ?? checkInt(D, 'D') ?? checkInt(H, 'H') ?? checkOrder(order);
+  if (!err && (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > SEED_MAX))
+    err = `The seed must be a whole number from 0 to ${SEED_MAX}.`;
+  if (err) return fail(err);
+  return mod._attentionDemo(text, D, H, seed, order);
+}
+
+/**
+ * Parameters of one attention layer: Q, K, V, O, each a (D,D) weight and a (D) bias.
+ * @param {number} D embedding size
+ * @returns {{ok: true, params: number} | {ok: false, error: string}} params = 4D² + 4D, whatever H is
+ */
+export function attentionParams(D) {
+  const err = notLoaded() ?? checkInt(D, 'D');
+  if (err) return fail(err);
+  return mod._attentionParams(D);
+}
+
+/**
+ * The SIMD flavour the core was compiled for, e.g. "wasm-simd128 (xsimd sse2)".
+ * @returns {string} empty before the module has loaded
+ */
+export function simdArch() {
+  return mod ? mod._simdArch() : '';
+}

@@ -1,0 +1,221 @@
+// One attention head as a labelled heatmap on a <canvas>: rows are query positions, columns are key
+// positions, colour is the weight (viridis, 0 … 1), masked cells (a key after the query) are left blank.
+// The canvas is keyboard operable (arrow keys move a cursor and the readout says the value), and a table of
+// all values is built when its <details> is opened.
+import { headColour, VIRIDIS_LUT } from '../colormap.js';
+import { el } from './dom.js';
+
+const SETTINGS = {
+  font: '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  maxLabel: 96,      // px: longer tokens are shortened with …
+  minCell: 6,        // px: below this the canvas scrolls sideways instead of shrinking
+  maxCell: 28,       // px
+  gap: 6,            // px between labels and cells
+  maskedFill: '#eef0f3',
+  ink: '#1f2430',
+  mutedInk: '#677085',
+};
+
+export class HeatmapView {
+  /**
+   * @param {HTMLElement} root an empty container; the view owns its content
+   * @param {{head: number}} settings
+   */
+  constructor(root, settings) {
+    this.root = root;
+    this.settings = settings;
+    this.data = null;
+    this.cursor = { t: 0, s: 0 };
+    this.cursorShown = false;
+    const h = settings.head;
+    this.canvas = el('canvas', { role: 'img', tabindex: 0, class: 'heatmap-canvas' });
+    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    this.tableBox = el('div', { class: 'table-scroll' });
+    this.details = el('details', { class: 'values' }, el('summary', {}, `Values of head ${h} as a table`), this.tableBox);
+    root.append(
+      el('h3', { class: 'heatmap-title', style: `--head: ${headColour(h).fill}` }, `head ${h}`),
+      el('div', { class: 'canvas-scroll' }, this.canvas),
+      this.readout,
+      this.details,
+    );
+    this.details.addEventListener('toggle', () => this.details.open && this.buildTable());
+    this.canvas.addEventListener('keydown', (e) => this.onKey(e));
+    this.canvas.addEventListener('focus', () => { this.cursorShown = true; this.draw(); this.say(); });
+    this.canvas.addEventListener('blur', () => { this.cursorShown = false; this.draw(); });
+    this.canvas.addEventListener('mousemove', (e) => this.onPointer(e));
+    this.canvas.addEventListener('mouseleave', () => { if (document.activeElement !== this.canvas) { this.cursorShown = false; this.draw(); } });
+  }
+
+  /**
+   * @param {{tokens: string[], T: number, weights: Float32Array}} data weights (T,T) of this head, row = query t,
+   *   column = key s; a view into the (H,T,T) array is fine, it is only read
+   */
+  update(data) {
+    this.data = data;
+    const { T } = data;
+    this.cursor = { t: Math.min(this.cursor.t, T - 1), s: Math.min(this.cursor.s, T - 1) };
+    this.canvas.setAttribute('aria-label',
+      `Heatmap of head ${this.settings.head}: attention weights of ${T} query words (rows) over ${T} key words (columns). ` +
+      'Focus it and use the arrow keys to read single weights, or open the table below it.');
+    this.readout.textContent = strongest(data);
+    this.tableBox.replaceChildren();
+    if (this.details.open) this.buildTable();
+    this.draw();
+  }
+
+  // ---------------------------------------------------------------- drawing
+  layout() {
+    const { tokens, T } = this.data;
+    const ctx = this.canvas.getContext('2d');
+    ctx.font = SETTINGS.font;
+    this.labels = tokens.map((w) => shorten(ctx, w, SETTINGS.maxLabel));
+    const longest = Math.max(...this.labels.map((w) => ctx.measureText(w).width), ctx.measureText('query ↓').width);
+    const label = Math.ceil(longest) + SETTINGS.gap;
+    const width = Math.max(0, this.root.clientWidth) || 300;
+    const cell = Math.max(SETTINGS.minCell, Math.min(SETTINGS.maxCell, Math.floor((width - label - 2) / T)));
+    return { label, top: label, cell, T };
+  }
+
+  draw() {
+    if (!this.data) return;
+    const L = (this.geom = this.layout());
+    const { label, top, cell, T } = L;
+    const { weights } = this.data;
+    const cssW = label + T * cell + 1, cssH = top + T * cell + 1;
+    const dpr = window.devicePixelRatio || 1;
+    const c = this.canvas;
+    c.width = Math.round(cssW * dpr);
+    c.height = Math.round(cssH * dpr);
+    c.style.width = `${cssW}px`;
+    c.style.height = `${cssH}px`;
+    const ctx = c.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, cssW, cssH);
+
+    // cells: viridis for seen keys, a pale grey for masked ones
+    for (let t = 0; t < T; ++t) {
+      for (let s = 0; s < T; ++s) {
+        if (s > t) {
+          ctx.fillStyle = SETTINGS.maskedFill;
+        } else {
+          const v = weights[t * T + s];
+          const i = 3 * Math.round(255 * Math.min(1, Math.max(0, v || 0)));
+          ctx.fillStyle = `rgb(${VIRIDIS_LUT[i]},${VIRIDIS_LUT[i + 1]},${VIRIDIS_LUT[i + 2]})`;
+        }
+        ctx.fillRect(label + s * cell, top + t * cell, cell, cell);
+      }
+    }
+
+    // labels: queries on the left, keys on top (rotated); thinned out when cells are smaller than the text
+    const size = Math.max(8, Math.min(12, cell - 1));
+    const every = Math.max(1, Math.ceil(9 / cell));
+    ctx.font = `${size}px ${SETTINGS.fontFamily}`;
+    ctx.fillStyle = SETTINGS.ink;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let t = 0; t < T; t += every) ctx.fillText(this.labels[t], label - SETTINGS.gap, top + (t + 0.5) * cell);
+    ctx.save();
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'left';
+    for (let s = 0; s < T; s += every) ctx.fillText(this.labels[s], -(top - SETTINGS.gap), label + (s + 0.5) * cell);
+    ctx.restore();
+
+    // axis names in the empty corner
+    ctx.font = `11px ${SETTINGS.fontFamily}`;
+    ctx.fillStyle = SETTINGS.mutedInk;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'alphabetic';
+    ctx.fillText('key →', label - SETTINGS.gap, top - SETTINGS.gap - 14);
+    ctx.fillText('query ↓', label - SETTINGS.gap, top - SETTINGS.gap);
+
+    if (this.cursorShown) {
+      const x = label + this.cursor.s * cell, y = top + this.cursor.t * cell;
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = '#000';
+      ctx.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
+      ctx.strokeStyle = '#fff';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(x + 2.5, y + 2.5, cell - 5, cell - 5);
+    }
+  }
+
+  // ---------------------------------------------------------------- reading values
+  say() {
+    if (!this.data) return;
+    const { tokens, T, weights } = this.data;
+    const { t, s } = this.cursor;
+    const q = `query “${tokens[t]}” (${t})`, k = `key “${tokens[s]}” (${s})`;
+    this.readout.textContent = s > t
+      ? `${q} → ${k}: masked, a word cannot look ahead.`
+      : `${q} → ${k}: ${weights[t * T + s].toFixed(3)}`;
+  }
+
+  onKey(e) {
+    if (!this.data) return;
+    const T = this.data.T;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    let { t, s } = this.cursor;
+    if (moves[e.key]) {
+      t += moves[e.key][0];
+      s += moves[e.key][1];
+    } else if (e.key === 'Home') s = 0;
+    else if (e.key === 'End') s = t;
+    else return;
+    e.preventDefault();
+    this.cursor = { t: clamp(t, 0, T - 1), s: clamp(s, 0, T - 1) };
+    this.cursorShown = true;
+    this.draw();
+    this.say();
+  }
+
+  onPointer(e) {
+    if (!this.data || !this.geom) return;
+    const r = this.canvas.getBoundingClientRect();
+    const { label, top, cell, T } = this.geom;
+    const s = Math.floor((e.clientX - r.left - label) / cell), t = Math.floor((e.clientY - r.top - top) / cell);
+    if (t < 0 || s < 0 || t >= T || s >= T) return;
+    if (t === this.cursor.t && s === this.cursor.s && this.cursorShown) return;
+    this.cursor = { t, s };
+    this.cursorShown = true;
+    this.draw();
+    this.say();
+  }
+
+  buildTable() {
+    if (!this.data || this.tableBox.firstChild) return;
+    const { tokens, T, weights } = this.data;
+    const head = el('tr', {}, el('th', { scope: 'col' }, 'query \\ key'));
+    for (let s = 0; s < T; ++s) head.append(el('th', { scope: 'col' }, tokens[s]));
+    const body = el('tbody');
+    for (let t = 0; t < T; ++t) {
+      const row = el('tr', {}, el('th', { scope: 'row' }, tokens[t]));
+      for (let s = 0; s < T; ++s) row.append(el('td', {}, s > t ? '·' : weights[t * T + s].toFixed(2)));
+      body.append(row);
+    }
+    this.tableBox.append(el('table', {},
+      el('caption', {}, `Head ${this.settings.head}: row = query word, column = key word; · = masked (future key).`),
+      el('thead', {}, head), body));
+  }
+}
+
+// the largest weight outside row 0 (whose only key is itself, so always 1), as a sentence
+function strongest({ tokens, T, weights }) {
+  if (T < 2) return 'One word: it can only attend to itself (weight 1).';
+  let best = { t: 1, s: 0, v: -1 };
+  for (let t = 1; t < T; ++t)
+    for (let s = 0; s <= t; ++s) if (weights[t * T + s] > best.v) best = { t, s, v: weights[t * T + s] };
+  return `Strongest: “${tokens[best.t]}” (${best.t}) → “${tokens[best.s]}” (${best.s}), ${best.v.toFixed(3)}`;
+}
+
+function clamp(v, lo, hi) {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+// the word, shortened with … to fit max px
+function shorten(ctx, word, max) {
+  if (ctx.measureText(word).width <= max) return word;
+  let w = word;
+  while (w.length > 1 && ctx.measureText(w + '…').width > max) w = w.slice(0, -1);
+  return w + '…';
+}
