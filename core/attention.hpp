@@ -87,7 +87,8 @@ void merge_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
 //   att[t,s] = softmax_s(q_t · k_s * scale) over s <= t, and exactly 0 for s > t (the causal mask)
 //   y_t = Σ_s att[t,s] v_s
 // Query head h reads key/value head h / (H/Hkv): Hkv = H is multi-head, 1 < Hkv < H grouped-query (GQA),
-// Hkv = 1 multi-query (MQA).
+// Hkv = 1 multi-query (MQA). Per (b,h) the work is two small matmuls on the SIMD kernels; the masked upper
+// triangle of q kᵀ is computed and then overwritten, which costs less than T short scalar dot products.
 template <class S>
 void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, int H, int Hkv, int T, int hs,
                        S scale) {
@@ -97,14 +98,13 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
             const S* q_bh = q + (b * H + h) * T * hs;
             const S* k_bh = k + (b * Hkv + h / group) * T * hs;
             const S* v_bh = v + (b * Hkv + h / group) * T * hs;
+            S* att_bh = att + (b * H + h) * T * T;
+            matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
             for (int t = 0; t < T; ++t) {
-                S* att_t = att + ((b * H + h) * T + t) * T;
-                const S* q_t = q_bh + t * hs;
+                S* att_t = att_bh + t * T;
                 S maxval = -INFINITY;
                 for (int s = 0; s <= t; ++s) {
-                    S dot = 0;
-                    for (int i = 0; i < hs; ++i) dot += q_t[i] * k_bh[s * hs + i];
-                    att_t[s] = dot * scale;
+                    att_t[s] *= scale;
                     if (att_t[s] > maxval) maxval = att_t[s];
                 }
                 S sum = 0;
@@ -115,61 +115,40 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
                 const S inv = S(1) / sum;
                 for (int s = 0; s <= t; ++s) att_t[s] *= inv;
                 for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
-
-                S* y_t = y + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) y_t[i] = 0;
-                for (int s = 0; s <= t; ++s) {
-                    const S a = att_t[s];
-                    const S* v_s = v_bh + s * hs;
-                    for (int i = 0; i < hs; ++i) y_t[i] += a * v_s[i];
-                }
             }
+            matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
         }
 }
 
-// gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs)
+// gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs).
+// scratch (T,T) holds one head's d(att) at a time.
 template <class S>
-void attention_backward(S* dq, S* dk, S* dv, const S* dy, const S* att, const S* q, const S* k, const S* v, int B,
-                        int H, int Hkv, int T, int hs, S scale) {
+void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* att, const S* q, const S* k,
+                        const S* v, int B, int H, int Hkv, int T, int hs, S scale) {
     const int group = H / Hkv;
-    S datt[Limits::max_seq_len];  // one row of d(att), on the stack: nothing allocates in a step
+    S* datt = scratch;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const int kv = b * Hkv + h / group;
-            const S* k_bh = k + kv * T * hs;
-            const S* v_bh = v + kv * T * hs;
-            S* dk_bh = dk + kv * T * hs;
-            S* dv_bh = dv + kv * T * hs;
+            const S* att_bh = att + (b * H + h) * T * T;
+            const S* dy_bh = dy + (b * H + h) * T * hs;
+            const S* q_bh = q + (b * H + h) * T * hs;
+            // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy
+            matmul_nt(datt, dy_bh, v + kv * T * hs, static_cast<const S*>(nullptr), T, T, hs, false);
+            matmul_tn(dv + kv * T * hs, att_bh, dy_bh, T, hs, T, true);
+            // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
+            //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             for (int t = 0; t < T; ++t) {
-                const S* att_t = att + ((b * H + h) * T + t) * T;
-                const S* dy_t = dy + ((b * H + h) * T + t) * hs;
-                const S* q_t = q + ((b * H + h) * T + t) * hs;
-                S* dq_t = dq + ((b * H + h) * T + t) * hs;
-                // forward was: y_t = Σ_s att[t,s] v_s; so datt[t,s] = dy_t · v_s and dv_s += att[t,s] dy_t
-                S dot_att_datt = 0;
-                for (int s = 0; s <= t; ++s) {
-                    const S* v_s = v_bh + s * hs;
-                    S* dv_s = dv_bh + s * hs;
-                    S d = 0;
-                    for (int i = 0; i < hs; ++i) {
-                        d += dy_t[i] * v_s[i];
-                        dv_s[i] += att_t[s] * dy_t[i];
-                    }
-                    datt[s] = d;
-                    dot_att_datt += att_t[s] * d;
-                }
-                // forward was: att[t,:] = softmax(pre[t,:]); so dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att datt)
-                // forward was: pre[t,s] = scale q_t · k_s; so dq_t += scale dpre k_s, dk_s += scale dpre q_t
-                for (int s = 0; s <= t; ++s) {
-                    const S dpre = att_t[s] * (datt[s] - dot_att_datt) * scale;
-                    const S* k_s = k_bh + s * hs;
-                    S* dk_s = dk_bh + s * hs;
-                    for (int i = 0; i < hs; ++i) {
-                        dq_t[i] += dpre * k_s[i];
-                        dk_s[i] += dpre * q_t[i];
-                    }
-                }
+                const S* att_t = att_bh + t * T;
+                S* d_t = datt + t * T;
+                S dot = 0;
+                for (int s = 0; s <= t; ++s) dot += att_t[s] * d_t[s];
+                for (int s = 0; s <= t; ++s) d_t[s] = scale * att_t[s] * (d_t[s] - dot);
+                for (int s = t + 1; s < T; ++s) d_t[s] = 0;
             }
+            // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
+            matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
+            matmul_tn(dk + kv * T * hs, datt, q_bh, T, hs, T, true);
         }
 }
 

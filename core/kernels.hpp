@@ -28,6 +28,17 @@ inline void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool 
     kern::matmul_tn(out, a, b, M, N, K, accumulate);
 }
 
+// out (N) = gelu(inp), tanh form
+template <class T>
+inline void gelu_forward(T* out, const T* inp, int N) {
+    kern::gelu_forward(out, inp, N);
+}
+// dinp (N) += gelu'(inp) * dout
+template <class T>
+inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
+    kern::gelu_backward(dinp, inp, dout, N);
+}
+
 // name of the instruction set the kernels were built for ("avx2", "sse2" = wasm SIMD128 under em++)
 const char* simd_arch_name();
 

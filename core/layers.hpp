@@ -111,31 +111,9 @@ void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
 }
 
 // ---------------------------------------------------------------- GELU, tanh form
-// https://pytorch.org/docs/stable/generated/torch.nn.GELU.html (approximate='tanh')
-// out (N) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-template <class S>
-void gelu_forward(S* out, const S* inp, int N) {
-    const S k = S(0.7978845608028654);  // sqrt(2/pi)
-    for (int i = 0; i < N; ++i) {
-        const S x = inp[i];
-        out[i] = S(0.5) * x * (S(1) + std::tanh(k * (x + S(0.044715) * x * x * x)));
-    }
-}
-
-// forward was: out = 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3); so
-//   dout/dx = 0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3 · 0.044715 x²)
-template <class S>
-void gelu_backward(S* dinp, const S* inp, const S* dout, int N) {
-    const S k = S(0.7978845608028654);
-    for (int i = 0; i < N; ++i) {
-        const S x = inp[i];
-        const S u = k * (x + S(0.044715) * x * x * x);
-        const S th = std::tanh(u);
-        const S sech2 = S(1) - th * th;
-        const S grad = S(0.5) * (S(1) + th) + S(0.5) * x * sech2 * k * (S(1) + S(3 * 0.044715) * x * x);
-        dinp[i] += grad * dout[i];
-    }
-}
+// out (N) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); the kernels are in kernels_ref.hpp / kernels_simd.hpp
+// backward: dinp (N) += gelu'(inp) * dout. Both are kernels (gelu_forward, gelu_backward in kernels.hpp): the tanh
+// is the costliest scalar call of a training step, so it runs through xsimd::tanh.
 
 // ---------------------------------------------------------------- residual
 // out (N) = a + b

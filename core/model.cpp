@@ -261,7 +261,8 @@ void Gpt<S>::backward() {
         residual_backward(dx, db.attproj, db.res1, BT * D);
         linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
         merge_heads_backward(db.yh, db.atty, B, T, H, hs, order);
-        attention_backward(db.qh, db.kh, db.vh, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        // db.att, the unused gradient slot of att (B,H,T,T), serves as the (T,T) scratch of attention_backward
+        attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
         split_heads_backward(db.q, db.qh, B, T, H, hs, order);
         split_heads_backward(db.k, db.kh, B, T, Hkv, hs, order);
         split_heads_backward(db.v, db.vh, B, T, Hkv, hs, order);

@@ -138,8 +138,8 @@ TEST_CASE("gradcheck: causal attention with H, grouped (GQA) and single (MQA) ke
             return dot(y, r);
         };
         loss();
-        Vec dq(q.size(), 0), dk(k.size(), 0), dv(v.size(), 0);
-        attention_backward(dq.data(), dk.data(), dv.data(), r.data(), att.data(), q.data(), k.data(), v.data(), B, H,
+        Vec dq(q.size(), 0), dk(k.size(), 0), dv(v.size(), 0), scratch(T * T);
+        attention_backward(dq.data(), dk.data(), dv.data(), scratch.data(), r.data(), att.data(), q.data(), k.data(), v.data(), B, H,
                            Hkv, T, hs, scale);
         INFO("Hkv = " << Hkv);
         require_clean(check_gradient(loss, q.data(), dq.data(), q.size(), "dq"));

@@ -42,6 +42,14 @@ void check_all_shapes() {
                     matmul_nt(got.data(), a.data(), bt.data(), static_cast<const T*>(nullptr), M, N, K, accumulate);
                     REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
 
+#if defined(MHA_HAVE_SIMD)
+                    want = init, got = init;
+                    ref::matmul_nt(want.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    simd::matmul_nt_dot(got.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    INFO("nt (dot-product form)");
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<T>(K));
+#endif
+
                     want = init, got = init;
                     ref::matmul_nn(want.data(), a.data(), b.data(), M, N, K, accumulate);
                     matmul_nn(got.data(), a.data(), b.data(), M, N, K, accumulate);
@@ -66,6 +74,25 @@ TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float32
 
 TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float64)", "[kernels]") {
     check_all_shapes<double>();
+}
+
+TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every tail size", "[kernels]") {
+    for (int N : {1, 3, 4, 5, 8, 9, 16, 17, 33, 100}) {
+        const auto x = test::random_vector<float>(N, 70 + N, 3.0);  // wide range: the tanh saturates at both ends
+        const auto dout = test::random_vector<float>(N, 80 + N);
+        std::vector<float> want(N), got(N), dwant(N, 0.5f), dgot(N, 0.5f);
+        ref::gelu_forward(want.data(), x.data(), N);
+        gelu_forward(got.data(), x.data(), N);
+        ref::gelu_backward(dwant.data(), x.data(), dout.data(), N);
+        gelu_backward(dgot.data(), x.data(), dout.data(), N);
+        INFO("N = " << N);
+        CHECK(test::max_abs_diff(got, want) < 2e-6);   // xsimd's tanh and libm's agree to a few float ulp
+        CHECK(test::max_abs_diff(dgot, dwant) < 2e-6);
+        std::vector<double> x64(x.begin(), x.end()), w64(N), g64(N);
+        ref::gelu_forward(w64.data(), x64.data(), N);
+        gelu_forward(g64.data(), x64.data(), N);
+        CHECK(test::max_abs_diff(g64, w64) < 1e-14);
+    }
 }
 
 TEST_CASE("the reference matmul is right on a hand-checked case", "[kernels]") {
