@@ -62,7 +62,51 @@ Gpt<S>::Gpt(const ModelConfig& config) : cfg_(config) {
     grads_.assign(n, S(0));
     p_ = param_views(params_.data());
     g_ = param_views(grads_.data());
+    head_enabled_.assign(std::size_t(cfg_.n_layers) * cfg_.n_heads, 1);
 }
+
+template <class S>
+void Gpt<S>::set_head_enabled(int layer, int head, bool enabled) {
+    MHA_CHECK(layer >= 0 && layer < cfg_.n_layers && head >= 0 && head < cfg_.n_heads, "no such layer or head");
+    head_enabled_[std::size_t(layer) * cfg_.n_heads + head] = enabled;
+}
+
+template <class S>
+bool Gpt<S>::head_enabled(int layer, int head) const {
+    MHA_CHECK(layer >= 0 && layer < cfg_.n_layers && head >= 0 && head < cfg_.n_heads, "no such layer or head");
+    return head_enabled_[std::size_t(layer) * cfg_.n_heads + head] != 0;
+}
+
+// zeroes the (T,hs) slices of y (B,H,T,hs) that belong to disabled heads of layer
+template <class S>
+static void zero_disabled_heads(S* y, const unsigned char* enabled, int B, int H, int T, int hs) {
+    for (int h = 0; h < H; ++h)
+        if (!enabled[h])
+            for (int b = 0; b < B; ++b) std::fill(y + (b * H + h) * T * hs, y + (b * H + h + 1) * T * hs, S(0));
+}
+
+template <class S>
+void tie_heads(Gpt<S>& model, int layer, int source_head) {
+    const ModelConfig& c = model.config();
+    MHA_CHECK(layer >= 0 && layer < c.n_layers && source_head >= 0 && source_head < c.n_heads, "no such layer or head");
+    const int D = c.d_model, hs = c.head_dim(), H = c.n_heads, Hkv = c.kv_heads();
+    const std::string b = "blocks." + std::to_string(layer) + ".attn.";
+    // copies the rows of one head onto every other head of a (heads*hs, D) weight and its (heads*hs) bias
+    auto copy_rows = [&](const char* role, int heads, int src) {
+        S* w = model.param(b + role + ".weight");
+        S* bias = model.param(b + role + ".bias");
+        for (int h = 0; h < heads; ++h) {
+            if (h == src) continue;
+            std::copy(w + src * hs * D, w + (src + 1) * hs * D, w + h * hs * D);
+            std::copy(bias + src * hs, bias + (src + 1) * hs, bias + h * hs);
+        }
+    };
+    copy_rows("q", H, source_head);
+    copy_rows("k", Hkv, source_head / (H / Hkv));
+    copy_rows("v", Hkv, source_head / (H / Hkv));
+}
+template void tie_heads(Gpt<float>&, int, int);
+template void tie_heads(Gpt<double>&, int, int);
 
 template <class S>
 const TensorSpec& Gpt<S>::spec(const std::string& name) const {
@@ -204,6 +248,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
         split_heads(b.kh, b.k, B, T, Hkv, hs, order);
         split_heads(b.vh, b.v, B, T, Hkv, hs, order);
         attention_forward(b.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        zero_disabled_heads(b.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);
         merge_heads(b.atty, b.yh, B, T, H, hs, order);
         linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
         residual_forward(b.res1, x, b.attproj, BT * D);
@@ -261,6 +306,7 @@ void Gpt<S>::backward() {
         residual_backward(dx, db.attproj, db.res1, BT * D);
         linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
         merge_heads_backward(db.yh, db.atty, B, T, H, hs, order);
+        zero_disabled_heads(db.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);  // forward was: y_h = 0
         // db.att, the unused gradient slot of att (B,H,T,T), serves as the (T,T) scratch of attention_backward
         attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
         split_heads_backward(db.q, db.qh, B, T, H, hs, order);

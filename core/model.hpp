@@ -56,6 +56,11 @@ public:
     void backward();
     void zero_grad();
 
+    // head ablation: a disabled head's output y_h is replaced by zeros (so W_O sees nothing from it), in
+    // forward and backward; all heads start enabled
+    void set_head_enabled(int layer, int head, bool enabled);
+    bool head_enabled(int layer, int head) const;
+
     int batch() const { return B_; }
     int seq_len() const { return T_; }
     const S* logits() const { return acts_.logits; }    // (B,T,V) of the last forward
@@ -104,9 +109,16 @@ private:
     Acts acts_{}, dacts_{};
     std::size_t acts_used_ = 0;
     std::vector<int> idx_, targets_;  // (B,T) copies for backward
+    std::vector<unsigned char> head_enabled_;  // (L,H) 1 = enabled
     int B_ = 0, T_ = 0;
     bool has_targets_ = false;
 };
+
+// "Force all heads to the same weights": copies the Q/K/V projection rows (weights and biases) of source_head
+// in layer to every head of that layer (key/value heads: the source's group). Afterwards every head computes
+// the same attention pattern; W_O is left alone. Canonical head order (head h owns rows h*hs .. h*hs+hs-1).
+template <class S>
+void tie_heads(Gpt<S>& model, int layer, int source_head);
 
 extern template class Gpt<float>;
 extern template class Gpt<double>;

@@ -7,6 +7,7 @@
 
 #include "attention.hpp"
 #include "demo.hpp"
+#include "model.hpp"
 #include "test_util.hpp"
 
 using namespace mha;
@@ -205,4 +206,26 @@ TEST_CASE("attention_demo: one (T,T) map per head, reproducible from the seed", 
     CHECK(test::max_abs_diff(a.att, c.att) > 1e-3);
     REQUIRE_THROWS_AS(attention_demo("   ", 16, 4, 7), Error);
     REQUIRE_THROWS_AS(attention_demo("x", 16, 5, 7), Error);
+}
+
+TEST_CASE("ablating a head zeroes its contribution; tying heads makes every attention map identical", "[attention][model]") {
+    ModelConfig cfg;
+    cfg.vocab_size = 9, cfg.d_model = 16, cfg.n_heads = 4, cfg.n_kv_heads = 2, cfg.n_layers = 1, cfg.max_seq_len = 6;
+    Gpt<float> m(cfg);
+    m.init_weights(5);
+    Rng rng(6);
+    for (std::size_t i = 0; i < m.num_params(); ++i) m.params()[i] += static_cast<float>(rng.normal() * 0.3);
+    const int idx[6] = {1, 5, 2, 8, 3, 3};
+    const float base = m.forward(idx, idx, 1, 6);
+    m.set_head_enabled(0, 1, false);
+    const float ablated = m.forward(idx, idx, 1, 6);
+    CHECK(ablated != base);
+    m.set_head_enabled(0, 1, true);
+    CHECK(m.forward(idx, idx, 1, 6) == base);
+
+    tie_heads(m, 0, 3);
+    m.forward(idx, nullptr, 1, 6);
+    const float* att = m.attention(0);  // (1,H,T,T)
+    for (int h = 0; h < 4; ++h)
+        for (int i = 0; i < 36; ++i) REQUIRE(att[h * 36 + i] == att[3 * 36 + i]);
 }

@@ -173,3 +173,23 @@ TEST_CASE("gradcheck: the whole GPT, every parameter tensor by name", "[gradchec
         }
     }
 }
+
+TEST_CASE("gradcheck: the GPT with an ablated head", "[gradcheck][model]") {
+    ModelConfig cfg;
+    cfg.vocab_size = 6, cfg.d_model = 8, cfg.n_heads = 4, cfg.n_layers = 2, cfg.max_seq_len = 5;
+    Gpt<double> m(cfg);
+    m.init_weights(31);
+    Rng rng(32);
+    for (std::size_t i = 0; i < m.num_params(); ++i) m.params()[i] += rng.normal() * 0.3;
+    m.set_head_enabled(0, 2, false);
+    const int idx[5] = {1, 2, 3, 4, 5}, targets[5] = {2, 3, 4, 5, 0};
+    auto loss = [&] { return m.forward(idx, targets, 1, 5); };
+    loss();
+    m.zero_grad();
+    m.backward();
+    const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
+    require_clean(check_gradient(loss, m.params(), analytic.data(), m.num_params(), "all parameters"));
+    // the ablated head's query rows get no gradient at all
+    const auto& q = m.spec("blocks.0.attn.q.weight");
+    for (int i = 2 * 2 * 8; i < 3 * 2 * 8; ++i) CHECK(analytic[q.offset + i] == 0.0);
+}
