@@ -8,8 +8,9 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # the packages the build needs everywhere
 BUILD_PACKAGES=(cmake make g++ emscripten libxtensor-dev libxsimd-dev catch2 wabt)
-# and those only the tests need
-TEST_PACKAGES=(chromium python3)
+# and those only the tests need (python3-torch: the checkpoint interop test loads our files in PyTorch;
+# libopenblas0-pthread: without it Debian's torch falls back to the reference BLAS, ~10x slower, for the bench)
+TEST_PACKAGES=(chromium python3 python3-torch libopenblas0-pthread)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
