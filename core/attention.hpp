@@ -82,6 +82,62 @@ void merge_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
             }
 }
 
+// ---------------------------------------------------------------- layouts used by the variants
+// The missing-transpose bug: a (B,T,D) buffer read as (B,H,T,hs), or back, without moving anything. n = B*T*D.
+template <class S>
+void reinterpret_forward(S* out, const S* inp, std::size_t n) {
+    std::copy(inp, inp + n, out);
+}
+template <class S>
+void reinterpret_backward(S* dinp, const S* dout, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) dinp[i] += dout[i];
+}
+
+// Head-major results of per-head projections to the usual layout: in (H,B,T,hs) -> out (B,H,T,hs)
+template <class S>
+void head_major_to_heads(S* out, const S* in, int B, int H, int T, int hs) {
+    const std::size_t per = std::size_t(T) * hs;
+    for (int h = 0; h < H; ++h)
+        for (int b = 0; b < B; ++b) std::copy(in + (h * B + b) * per, in + (h * B + b + 1) * per, out + (b * H + h) * per);
+}
+// backward: dout (B,H,T,hs) -> din (H,B,T,hs) +=
+template <class S>
+void head_major_to_heads_backward(S* din, const S* dout, int B, int H, int T, int hs) {
+    const std::size_t per = std::size_t(T) * hs;
+    for (int h = 0; h < H; ++h)
+        for (int b = 0; b < B; ++b)
+            for (std::size_t i = 0; i < per; ++i) din[(h * B + b) * per + i] += dout[(b * H + h) * per + i];
+}
+
+// The input cut into head slices, head-major: inp (B*T,D) -> out (H,B*T,hs), out[h][n] = inp[n][h*hs .. h*hs+hs-1]
+template <class S>
+void split_input_heads(S* out, const S* inp, int BT, int H, int hs) {
+    for (int h = 0; h < H; ++h)
+        for (int n = 0; n < BT; ++n) std::copy(inp + n * H * hs + h * hs, inp + n * H * hs + (h + 1) * hs, out + (h * BT + n) * hs);
+}
+template <class S>
+void split_input_heads_backward(S* dinp, const S* dout, int BT, int H, int hs) {
+    for (int h = 0; h < H; ++h)
+        for (int n = 0; n < BT; ++n)
+            for (int i = 0; i < hs; ++i) dinp[n * H * hs + h * hs + i] += dout[(h * BT + n) * hs + i];
+}
+
+// Tied heads: one (B,T,hs) projection copied to every head: in (B,T,hs) -> out (B,H,T,hs)
+template <class S>
+void broadcast_heads(S* out, const S* in, int B, int H, int T, int hs) {
+    const std::size_t per = std::size_t(T) * hs;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) std::copy(in + b * per, in + (b + 1) * per, out + (b * H + h) * per);
+}
+// backward: the gradients of all heads add up, dout (B,H,T,hs) -> din (B,T,hs) +=
+template <class S>
+void broadcast_heads_backward(S* din, const S* dout, int B, int H, int T, int hs) {
+    const std::size_t per = std::size_t(T) * hs;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < per; ++i) din[b * per + i] += dout[(b * H + h) * per + i];
+}
+
 // ---------------------------------------------------------------- scores, mask, softmax, mix
 // q (B,H,T,hs), k and v (B,Hkv,T,hs) -> att (B,H,T,T), y (B,H,T,hs).
 //   att[t,s] = softmax_s(q_t · k_s * scale) over s <= t, and exactly 0 for s > t (the causal mask)

@@ -105,9 +105,10 @@ struct TrainingResult {
     double ms_per_step, tokens_per_s;
 };
 
-TrainingResult bench_training(int heads, int steps) {
+TrainingResult bench_training(int heads, int steps, AttentionVariant variant = AttentionVariant::canonical) {
     ModelConfig cfg;
     cfg.vocab_size = 65, cfg.d_model = 64, cfg.n_heads = heads, cfg.n_layers = 2, cfg.max_seq_len = 64;
+    cfg.variant = variant;
     TrainConfig tc;
     tc.batch = 16, tc.seq_len = 64, tc.steps = steps + 5, tc.warmup = 2;
     Trainer trainer(cfg, tc, [](Rng& rng, int B, int T, int* x, int* y) {
@@ -150,6 +151,13 @@ std::string run_benchmarks(bool quick) {
         js << (first ? "" : ",") << "{\"workload\":\"tiny-char\",\"heads\":" << r.heads << ",\"ms_per_step\":"
            << r.ms_per_step << ",\"tokens_per_s\":" << r.tokens_per_s << "}";
         first = false;
+    }
+    // every attention variant of the "Break it" panel on tiny-char with H = 4: what each costs per step
+    js << "],\"variants\":[";
+    for (int v = 0; v < kNumVariants; ++v) {
+        const TrainingResult r = bench_training(4, quick ? 2 : 15, static_cast<AttentionVariant>(v));
+        js << (v ? "," : "") << "{\"variant\":\"" << variant_name(static_cast<AttentionVariant>(v))
+           << "\",\"heads\":4,\"ms_per_step\":" << r.ms_per_step << ",\"tokens_per_s\":" << r.tokens_per_s << "}";
     }
     js << "]}";
     return js.str();

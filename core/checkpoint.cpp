@@ -12,7 +12,8 @@ std::string config_to_json(const ModelConfig& c) {
     return std::string("{\"vocab_size\":") + std::to_string(c.vocab_size) + ",\"d_model\":" +
            std::to_string(c.d_model) + ",\"n_heads\":" + std::to_string(c.n_heads) + ",\"n_kv_heads\":" +
            std::to_string(c.kv_heads()) + ",\"n_layers\":" + std::to_string(c.n_layers) + ",\"max_seq_len\":" +
-           std::to_string(c.max_seq_len) + ",\"mlp\":" + (c.mlp ? "true" : "false") + "}";
+           std::to_string(c.max_seq_len) + ",\"mlp\":" + (c.mlp ? "true" : "false") + ",\"variant\":\"" +
+           variant_name(c.variant) + "\"}";
 }
 
 std::string config_from_json(const std::string& text, ModelConfig& c) {
@@ -37,6 +38,10 @@ std::string config_from_json(const std::string& text, ModelConfig& c) {
     const json::Value* mlp = v.find("mlp");
     if (!mlp || !mlp->is(json::Kind::boolean)) return "the model config has no boolean 'mlp'";
     r.mlp = mlp->b;
+    if (const json::Value* var = v.find("variant")) {  // absent in files of canonical models made elsewhere
+        if (!var->is(json::Kind::string) || !parse_variant(var->s, r.variant))
+            return "the model config's 'variant' is not a known attention variant";
+    }
     err = validate(r);
     if (!err.empty()) return "the checkpoint's model config is invalid: " + err;
     c = r;

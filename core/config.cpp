@@ -43,7 +43,28 @@ std::string validate(const ModelConfig& c) {
     if (kv < 1 || kv > c.n_heads || c.n_heads % kv != 0)
         return "H = " + std::to_string(c.n_heads) + " is not divisible by the number of key/value heads H_kv = " +
                std::to_string(kv) + ": every group of query heads must share one key/value head.";
+    if (c.variant != AttentionVariant::canonical && kv != c.n_heads)
+        return std::string("the attention variant '") + variant_name(c.variant) +
+               "' is defined for plain multi-head attention: set H_kv = H.";
     return "";
+}
+
+namespace {
+const char* const kVariantNames[kNumVariants] = {
+    "canonical",         "swapped_order", "no_transpose_split", "no_transpose_merge", "no_transpose_both",
+    "scale_sqrt_d",      "no_wo",         "per_head_proj",      "split_input",        "tied_heads",
+};
+}  // namespace
+
+const char* variant_name(AttentionVariant v) { return kVariantNames[static_cast<int>(v)]; }
+
+bool parse_variant(const std::string& name, AttentionVariant& out) {
+    for (int i = 0; i < kNumVariants; ++i)
+        if (name == kVariantNames[i]) {
+            out = static_cast<AttentionVariant>(i);
+            return true;
+        }
+    return false;
 }
 
 std::int64_t attention_param_count(int d_model) {

@@ -11,6 +11,11 @@
 
 namespace mha {
 
+// the head order of split and merge (the swapped view(B,T,hs,H) or the canonical one)
+static HeadOrder variant_order(AttentionVariant v) {
+    return v == AttentionVariant::swapped_order ? HeadOrder::swapped : HeadOrder::canonical;
+}
+
 // ---------------------------------------------------------------- the parameter table
 std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
     const int V = c.vocab_size, D = c.d_model, Dkv = c.kv_heads() * c.head_dim(), F = 4 * c.d_model;
@@ -27,14 +32,37 @@ std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
         const std::string b = "blocks." + std::to_string(l) + ".";
         add(b + "ln1.weight", {D}, false);
         add(b + "ln1.bias", {D}, false);
-        add(b + "attn.q.weight", {D, D}, true);
-        add(b + "attn.q.bias", {D}, false);
-        add(b + "attn.k.weight", {Dkv, D}, true);
-        add(b + "attn.k.bias", {Dkv}, false);
-        add(b + "attn.v.weight", {Dkv, D}, true);
-        add(b + "attn.v.bias", {Dkv}, false);
-        add(b + "attn.o.weight", {D, D}, true);
-        add(b + "attn.o.bias", {D}, false);
+        const int hs = c.head_dim(), H = c.n_heads;
+        switch (c.variant) {
+            case AttentionVariant::per_head_proj:  // H separate (hs,D) projections per role
+            case AttentionVariant::split_input:    // H separate (hs,hs) projections of the input's slices
+                for (const char* role : {"q", "k", "v"}) {
+                    const int K = c.variant == AttentionVariant::split_input ? hs : D;
+                    // all weights of a role, then all its biases: stacked they are one (H*hs, K) matrix and one
+                    // (H*hs) vector, the very memory of the fused projection
+                    for (int h = 0; h < H; ++h)
+                        add(b + "attn." + role + "." + std::to_string(h) + ".weight", {hs, K}, true);
+                    for (int h = 0; h < H; ++h) add(b + "attn." + role + "." + std::to_string(h) + ".bias", {hs}, false);
+                }
+                break;
+            case AttentionVariant::tied_heads:  // one (hs,D) projection per role, shared by every head
+                for (const char* role : {"q", "k", "v"}) {
+                    add(b + "attn." + role + ".weight", {hs, D}, true);
+                    add(b + "attn." + role + ".bias", {hs}, false);
+                }
+                break;
+            default:
+                add(b + "attn.q.weight", {D, D}, true);
+                add(b + "attn.q.bias", {D}, false);
+                add(b + "attn.k.weight", {Dkv, D}, true);
+                add(b + "attn.k.bias", {Dkv}, false);
+                add(b + "attn.v.weight", {Dkv, D}, true);
+                add(b + "attn.v.bias", {Dkv}, false);
+        }
+        if (c.variant != AttentionVariant::no_wo) {
+            add(b + "attn.o.weight", {D, D}, true);
+            add(b + "attn.o.bias", {D}, false);
+        }
         if (c.mlp) {
             add(b + "ln2.weight", {D}, false);
             add(b + "ln2.bias", {D}, false);
@@ -89,17 +117,27 @@ template <class S>
 void tie_heads(Gpt<S>& model, int layer, int source_head) {
     const ModelConfig& c = model.config();
     MHA_CHECK(layer >= 0 && layer < c.n_layers && source_head >= 0 && source_head < c.n_heads, "no such layer or head");
+    const AttentionVariant var = c.variant;
+    if (var == AttentionVariant::tied_heads) return;  // already one set of weights for all heads
+    if (var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both ||
+        var == AttentionVariant::no_transpose_merge)
+        throw Error("tying heads is not defined for a model without the transpose: its 'heads' are not channel groups");
     const int D = c.d_model, hs = c.head_dim(), H = c.n_heads, Hkv = c.kv_heads();
+    const bool per_head = var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input;
+    const int K = var == AttentionVariant::split_input ? hs : D;  // length of one weight row
+    const HeadOrder order = variant_order(var);
     const std::string b = "blocks." + std::to_string(layer) + ".attn.";
-    // copies the rows of one head onto every other head of a (heads*hs, D) weight and its (heads*hs) bias
+    // every head's rows := the source head's rows, in a (heads*hs, K) weight and its (heads*hs) bias
     auto copy_rows = [&](const char* role, int heads, int src) {
-        S* w = model.param(b + role + ".weight");
-        S* bias = model.param(b + role + ".bias");
-        for (int h = 0; h < heads; ++h) {
-            if (h == src) continue;
-            std::copy(w + src * hs * D, w + (src + 1) * hs * D, w + h * hs * D);
-            std::copy(bias + src * hs, bias + (src + 1) * hs, bias + h * hs);
-        }
+        S* w = model.param(b + role + (per_head ? ".0.weight" : ".weight"));
+        S* bias = model.param(b + role + (per_head ? ".0.bias" : ".bias"));
+        for (int h = 0; h < heads; ++h)
+            for (int i = 0; i < hs; ++i) {
+                const int from = head_channel(src, i, heads, hs, order), to = head_channel(h, i, heads, hs, order);
+                if (from == to) continue;
+                std::copy(w + std::size_t(from) * K, w + std::size_t(from + 1) * K, w + std::size_t(to) * K);
+                bias[to] = bias[from];
+            }
     };
     copy_rows("q", H, source_head);
     copy_rows("k", Hkv, source_head / (H / Hkv));
@@ -125,10 +163,15 @@ typename Gpt<S>::Params Gpt<S>::param_views(S* base) const {
         const std::string b = "blocks." + std::to_string(l) + ".";
         BlockParams bp{};
         bp.ln1w = at(b + "ln1.weight"), bp.ln1b = at(b + "ln1.bias");
-        bp.qw = at(b + "attn.q.weight"), bp.qb = at(b + "attn.q.bias");
-        bp.kw = at(b + "attn.k.weight"), bp.kb = at(b + "attn.k.bias");
-        bp.vw = at(b + "attn.v.weight"), bp.vb = at(b + "attn.v.bias");
-        bp.ow = at(b + "attn.o.weight"), bp.ob = at(b + "attn.o.bias");
+        // per-head variants: the first head's tensor; the others follow it in memory (see parameter_table)
+        const bool per_head = cfg_.variant == AttentionVariant::per_head_proj || cfg_.variant == AttentionVariant::split_input;
+        auto role = [&](const char* r, const char* kind) {
+            return at(b + "attn." + r + (per_head ? ".0." : ".") + kind);
+        };
+        bp.qw = role("q", "weight"), bp.qb = role("q", "bias");
+        bp.kw = role("k", "weight"), bp.kb = role("k", "bias");
+        bp.vw = role("v", "weight"), bp.vb = role("v", "bias");
+        if (cfg_.variant != AttentionVariant::no_wo) bp.ow = at(b + "attn.o.weight"), bp.ob = at(b + "attn.o.bias");
         if (cfg_.mlp) {
             bp.ln2w = at(b + "ln2.weight"), bp.ln2b = at(b + "ln2.bias");
             bp.fcw = at(b + "mlp.fc.weight"), bp.fcb = at(b + "mlp.fc.bias");
@@ -162,6 +205,7 @@ std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
         b.qh = take(BT * D), b.kh = take(BT * Dkv), b.vh = take(BT * Dkv);
         b.att = take(std::size_t(B) * H * T * T);
         b.yh = take(BT * D), b.atty = take(BT * D), b.attproj = take(BT * D), b.res1 = take(BT * D);
+        if (cfg_.variant == AttentionVariant::split_input) b.xh = take(BT * D);
         if (cfg_.mlp) {
             b.ln2 = take(BT * D), b.ln2_mean = take(BT), b.ln2_rstd = take(BT);
             b.fch = take(BT * F), b.fch_gelu = take(BT * F), b.fcproj = take(BT * D), b.res2 = take(BT * D);
@@ -201,6 +245,112 @@ const S* Gpt<S>::attention(int layer) const {
     return acts_.blocks[layer].att;
 }
 
+// ---------------------------------------------------------------- the attention variants' pieces
+template <class S>
+S Gpt<S>::attention_scale() const {
+    const int n = cfg_.variant == AttentionVariant::scale_sqrt_d ? cfg_.d_model : cfg_.head_dim();
+    return S(1) / std::sqrt(S(n));
+}
+
+// ln1 (B,T,D) -> qh, kh (B,H,T,hs) and vh, the way the variant projects and splits
+template <class S>
+void Gpt<S>::project_heads_forward(const BlockParams& w, BlockActs& b, int B, int T) {
+    const AttentionVariant var = cfg_.variant;
+    const int D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads(), hs = cfg_.head_dim(), Dkv = Hkv * hs, BT = B * T;
+    S* heads[3] = {b.qh, b.kh, b.vh};
+    S* tmp[3] = {b.q, b.k, b.v};
+    const S* W[3] = {w.qw, w.kw, w.vw};
+    const S* bias[3] = {w.qb, w.kb, w.vb};
+    if (var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input) {
+        const bool split = var == AttentionVariant::split_input;
+        const int K = split ? hs : D;
+        if (split) split_input_heads(b.xh, b.ln1, BT, H, hs);  // (H,BT,hs)
+        for (int r = 0; r < 3; ++r) {
+            for (int h = 0; h < H; ++h)  // tmp (H,BT,hs): one small matmul per head
+                linear_forward(tmp[r] + std::size_t(h) * BT * hs, split ? b.xh + std::size_t(h) * BT * hs : b.ln1,
+                               W[r] + std::size_t(h) * hs * K, bias[r] + h * hs, BT, K, hs);
+            head_major_to_heads(heads[r], tmp[r], B, H, T, hs);
+        }
+    } else if (var == AttentionVariant::tied_heads) {
+        for (int r = 0; r < 3; ++r) {
+            linear_forward(tmp[r], b.ln1, W[r], bias[r], BT, D, hs);  // (BT,hs), once for all heads
+            broadcast_heads(heads[r], tmp[r], B, H, T, hs);
+        }
+    } else {
+        const bool flat = var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both;
+        for (int r = 0; r < 3; ++r) {
+            const int n_heads = r == 0 ? H : Hkv, width = r == 0 ? D : Dkv;
+            linear_forward(tmp[r], b.ln1, W[r], bias[r], BT, D, width);
+            if (flat) reinterpret_forward(heads[r], tmp[r], std::size_t(BT) * width);  // view(B,H,T,hs): the bug
+            else split_heads(heads[r], tmp[r], B, T, n_heads, hs, variant_order(var));
+        }
+    }
+}
+
+template <class S>
+void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B,
+                                    int T) {
+    const AttentionVariant var = cfg_.variant;
+    const int D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads(), hs = cfg_.head_dim(), Dkv = Hkv * hs, BT = B * T;
+    const S* dheads[3] = {db.qh, db.kh, db.vh};
+    S* dtmp[3] = {db.q, db.k, db.v};
+    const S* W[3] = {w.qw, w.kw, w.vw};
+    S* dW[3] = {gw.qw, gw.kw, gw.vw};
+    S* dbias[3] = {gw.qb, gw.kb, gw.vb};
+    if (var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input) {
+        const bool split = var == AttentionVariant::split_input;
+        const int K = split ? hs : D;
+        for (int r = 0; r < 3; ++r) {
+            head_major_to_heads_backward(dtmp[r], dheads[r], B, H, T, hs);
+            for (int h = 0; h < H; ++h) {
+                const std::size_t off = std::size_t(h) * BT * hs;
+                linear_backward(split ? db.xh + off : db.ln1, dW[r] + std::size_t(h) * hs * K, dbias[r] + h * hs,
+                                dtmp[r] + off, split ? b.xh + off : b.ln1, W[r] + std::size_t(h) * hs * K, BT, K, hs);
+            }
+        }
+        if (split) split_input_heads_backward(db.ln1, db.xh, BT, H, hs);
+    } else if (var == AttentionVariant::tied_heads) {
+        for (int r = 0; r < 3; ++r) {
+            broadcast_heads_backward(dtmp[r], dheads[r], B, H, T, hs);  // every head's gradient reaches the shared one
+            linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, hs);
+        }
+    } else {
+        const bool flat = var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both;
+        for (int r = 0; r < 3; ++r) {
+            const int n_heads = r == 0 ? H : Hkv, width = r == 0 ? D : Dkv;
+            if (flat) reinterpret_backward(dtmp[r], dheads[r], std::size_t(BT) * width);
+            else split_heads_backward(dtmp[r], dheads[r], B, T, n_heads, hs, variant_order(var));
+            linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, width);
+        }
+    }
+}
+
+// yh (B,H,T,hs) -> atty (B,T,D) (the merge) -> attproj (B,T,D) (W_O, or a copy when the variant has none)
+template <class S>
+void Gpt<S>::combine_heads_forward(const BlockParams& w, BlockActs& b, int B, int T) {
+    const AttentionVariant var = cfg_.variant;
+    const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
+    if (var == AttentionVariant::no_transpose_merge || var == AttentionVariant::no_transpose_both)
+        reinterpret_forward(b.atty, b.yh, std::size_t(BT) * D);  // view(B,T,D) without transpose(1,2): the bug
+    else
+        merge_heads(b.atty, b.yh, B, T, H, hs, variant_order(var));
+    if (var == AttentionVariant::no_wo) std::copy(b.atty, b.atty + std::size_t(BT) * D, b.attproj);
+    else linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
+}
+
+template <class S>
+void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B,
+                                    int T) {
+    const AttentionVariant var = cfg_.variant;
+    const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
+    if (var == AttentionVariant::no_wo) reinterpret_backward(db.atty, db.attproj, std::size_t(BT) * D);
+    else linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
+    if (var == AttentionVariant::no_transpose_merge || var == AttentionVariant::no_transpose_both)
+        reinterpret_backward(db.yh, db.atty, std::size_t(BT) * D);
+    else
+        merge_heads_backward(db.yh, db.atty, B, T, H, hs, variant_order(var));
+}
+
 // ---------------------------------------------------------------- forward
 template <class S>
 S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
@@ -232,8 +382,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     if (targets) std::copy(targets, targets + BT, targets_.begin());
     else std::fill(targets_.begin(), targets_.begin() + BT, -1);
 
-    const S scale = S(1) / std::sqrt(S(hs));
-    const HeadOrder order = HeadOrder::canonical;
+    const S scale = attention_scale();
     Acts& a = acts_;
     encoder_forward(a.encoded, idx, p_.wte, p_.wpe, B, T, D);
     const S* x = a.encoded;  // the residual stream (B,T,D)
@@ -241,16 +390,10 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
         const BlockParams& w = p_.blocks[l];
         BlockActs& b = a.blocks[l];
         layernorm_forward(b.ln1, b.ln1_mean, b.ln1_rstd, x, w.ln1w, w.ln1b, BT, D);
-        linear_forward(b.q, b.ln1, w.qw, w.qb, BT, D, D);
-        linear_forward(b.k, b.ln1, w.kw, w.kb, BT, D, Dkv);
-        linear_forward(b.v, b.ln1, w.vw, w.vb, BT, D, Dkv);
-        split_heads(b.qh, b.q, B, T, H, hs, order);
-        split_heads(b.kh, b.k, B, T, Hkv, hs, order);
-        split_heads(b.vh, b.v, B, T, Hkv, hs, order);
+        project_heads_forward(w, b, B, T);
         attention_forward(b.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
         zero_disabled_heads(b.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);
-        merge_heads(b.atty, b.yh, B, T, H, hs, order);
-        linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
+        combine_heads_forward(w, b, B, T);
         residual_forward(b.res1, x, b.attproj, BT * D);
         if (cfg_.mlp) {
             layernorm_forward(b.ln2, b.ln2_mean, b.ln2_rstd, b.res1, w.ln2w, w.ln2b, BT, D);
@@ -277,8 +420,7 @@ void Gpt<S>::backward() {
     MHA_CHECK(B_ > 0 && has_targets_, "backward() needs a forward pass with targets first");
     const int B = B_, T = T_, V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
     const int hs = cfg_.head_dim(), Dkv = Hkv * hs, F = 4 * D, BT = B * T;
-    const S scale = S(1) / std::sqrt(S(hs));
-    const HeadOrder order = HeadOrder::canonical;
+    const S scale = attention_scale();
     const Acts& a = acts_;
     Acts& d = dacts_;
     std::fill(dact_buf_.begin(), dact_buf_.begin() + acts_used_, S(0));  // activation grads accumulate too
@@ -304,17 +446,11 @@ void Gpt<S>::backward() {
             layernorm_backward(db.res1, gw.ln2w, gw.ln2b, db.ln2, b.res1, w.ln2w, b.ln2_mean, b.ln2_rstd, BT, D);
         }
         residual_backward(dx, db.attproj, db.res1, BT * D);
-        linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
-        merge_heads_backward(db.yh, db.atty, B, T, H, hs, order);
+        combine_heads_backward(w, gw, b, db, B, T);
         zero_disabled_heads(db.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);  // forward was: y_h = 0
         // db.att, the unused gradient slot of att (B,H,T,T), serves as the (T,T) scratch of attention_backward
         attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
-        split_heads_backward(db.q, db.qh, B, T, H, hs, order);
-        split_heads_backward(db.k, db.kh, B, T, Hkv, hs, order);
-        split_heads_backward(db.v, db.vh, B, T, Hkv, hs, order);
-        linear_backward(db.ln1, gw.qw, gw.qb, db.q, b.ln1, w.qw, BT, D, D);
-        linear_backward(db.ln1, gw.kw, gw.kb, db.k, b.ln1, w.kw, BT, D, Dkv);
-        linear_backward(db.ln1, gw.vw, gw.vb, db.v, b.ln1, w.vw, BT, D, Dkv);
+        project_heads_backward(w, gw, b, db, B, T);
         layernorm_backward(dx, gw.ln1w, gw.ln1b, db.ln1, x, w.ln1w, b.ln1_mean, b.ln1_rstd, BT, D);
     }
     encoder_backward(g_.wte, g_.wpe, d.encoded, idx_.data(), B, T, D);

@@ -85,6 +85,7 @@ private:
         S *qh, *kh, *vh;                // (B,H,T,hs), (B,Hkv,T,hs), (B,Hkv,T,hs)
         S *att;                         // (B,H,T,T)
         S *yh, *atty, *attproj, *res1;  // (B,H,T,hs), (B,T,D), (B,T,D), (B,T,D)
+        S *xh;                          // (H,B,T,hs) the input's head slices (split_input variant only)
         S *ln2, *ln2_mean, *ln2_rstd;   // (B,T,D), (B,T), (B,T)
         S *fch, *fch_gelu, *fcproj;     // (B,T,4D), (B,T,4D), (B,T,D)
         S *res2;                        // (B,T,D)
@@ -98,6 +99,12 @@ private:
     };
 
     Params param_views(S* base) const;
+    // the attention variants' pieces (DESIGN.md §4): ln1 -> qh, kh, vh and yh -> attproj, with their backward
+    S attention_scale() const;
+    void project_heads_forward(const BlockParams& w, BlockActs& b, int B, int T);
+    void project_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B, int T);
+    void combine_heads_forward(const BlockParams& w, BlockActs& b, int B, int T);
+    void combine_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B, int T);
     // lays the activations of a (B,T) batch out in base; returns the number of elements used
     std::size_t act_views(S* base, int B, int T, Acts& out) const;
 
@@ -116,7 +123,8 @@ private:
 
 // "Force all heads to the same weights": copies the Q/K/V projection rows (weights and biases) of source_head
 // in layer to every head of that layer (key/value heads: the source's group). Afterwards every head computes
-// the same attention pattern; W_O is left alone. Canonical head order (head h owns rows h*hs .. h*hs+hs-1).
+// the same attention pattern; W_O is left alone. Follows the variant's head layout (canonical rows h*hs.., swapped
+// rows i*H+h, per-head tensors); a no-op for tied_heads; throws for the missing-transpose variants.
 template <class S>
 void tie_heads(Gpt<S>& model, int layer, int source_head);
 
