@@ -39,6 +39,23 @@ inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
     kern::gelu_backward(dinp, inp, dout, N);
 }
 
+// LayerNorm over the last dim: out (N,C), mean (N), rstd (N) from inp (N,C), weight (C), bias (C)
+template <class S>
+inline void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+    kern::layernorm_forward(out, mean, rstd, inp, weight, bias, N, C);
+}
+// its backward, accumulating into dinp (N,C), dweight (C), dbias (C)
+template <class S>
+inline void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                               const S* mean, const S* rstd, int N, int C) {
+    kern::layernorm_backward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C);
+}
+// one AdamW update of n elements (see ref::adamw for the formula and the precomputed factors)
+template <class S>
+inline void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {
+    kern::adamw(p, g, m, v, n, b1, b2, eps, decay, step, inv_sqrt_bc2);
+}
+
 // name of the instruction set the kernels were built for ("avx2", "sse2" = wasm SIMD128 under em++)
 const char* simd_arch_name();
 

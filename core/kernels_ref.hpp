@@ -2,6 +2,7 @@
 // Row-major everywhere. Kept even where nothing calls them at run time (house style rule 4).
 #pragma once
 #include <cmath>
+#include <cstddef>
 
 namespace mha::ref {
 
@@ -59,6 +60,69 @@ void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
         const T th = std::tanh(k * (x + T(0.044715) * x * x * x));
         const T grad = T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * x * x);
         dinp[i] += grad * dout[i];
+    }
+}
+
+// LayerNorm over the last dim (biased variance, eps 1e-5)
+// out (N,C), mean (N), rstd (N), inp (N,C), weight (C), bias (C)
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+    const S eps = S(1e-5);
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        S m = 0;
+        for (int i = 0; i < C; ++i) m += x[i];
+        m /= C;
+        S var = 0;
+        for (int i = 0; i < C; ++i) var += (x[i] - m) * (x[i] - m);
+        var /= C;
+        const S s = S(1) / std::sqrt(var + eps);
+        S* o = out + n * C;
+        for (int i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
+        mean[n] = m;
+        rstd[n] = s;
+    }
+}
+
+// forward was: norm = (x - mean) * rstd; out = norm * weight + bias; so:
+//   dbias += dout, dweight += norm * dout, and with dnorm = dout * weight,
+//   dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))
+template <class S>
+void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                        const S* mean, const S* rstd, int N, int C) {
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        const S* dy = dout + n * C;
+        S* dx = dinp + n * C;
+        const S m = mean[n], s = rstd[n];
+        S dnorm_mean = 0, dnorm_norm_mean = 0;
+        for (int i = 0; i < C; ++i) {
+            const S norm = (x[i] - m) * s;
+            const S dnorm = weight[i] * dy[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= C;
+        dnorm_norm_mean /= C;
+        for (int i = 0; i < C; ++i) {
+            const S norm = (x[i] - m) * s;
+            const S dnorm = weight[i] * dy[i];
+            dbias[i] += dy[i];
+            dweight[i] += norm * dy[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+// AdamW on n elements (t counts from 1), PyTorch's update in this order:
+//   p ← p·decay;  m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²;  p ← p − step · m / (sqrt(v)·inv_sqrt_bc2 + eps)
+// decay = 1 − lr·wd, step = lr / (1 − β1^t), inv_sqrt_bc2 = 1 / sqrt(1 − β2^t) (computed by the caller in double)
+template <class S>
+void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {
+    for (std::size_t i = 0; i < n; ++i) {
+        m[i] = b1 * m[i] + (S(1) - b1) * g[i];
+        v[i] = b2 * v[i] + (S(1) - b2) * g[i] * g[i];
+        p[i] = p[i] * decay - step * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
     }
 }
 

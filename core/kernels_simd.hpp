@@ -142,6 +142,111 @@ void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
     ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec);
 }
 
+// ---------------------------------------------------------------- LayerNorm, twins of ref::layernorm_*
+// sum of x[0..n) (batch accumulation + hadd + scalar tail)
+template <class T>
+inline T sum(const T* x, int n) {
+    using batch = xsimd::batch<T>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    batch acc(T(0));
+    for (int i = 0; i < n_vec; i += W) acc += batch::load_unaligned(x + i);
+    T s = xsimd::hadd(acc);
+    for (int i = n_vec; i < n; ++i) s += x[i];
+    return s;
+}
+
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int c_vec = C - C % W;
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        const S m = sum(x, C) / C;
+        const batch mb(m);
+        batch acc(S(0));
+        for (int i = 0; i < c_vec; i += W) {
+            const batch d = batch::load_unaligned(x + i) - mb;
+            acc = xsimd::fma(d, d, acc);
+        }
+        S var = xsimd::hadd(acc);
+        for (int i = c_vec; i < C; ++i) var += (x[i] - m) * (x[i] - m);
+        const S s = S(1) / std::sqrt(var / C + S(1e-5));
+        const batch sb(s);
+        S* o = out + n * C;
+        for (int i = 0; i < c_vec; i += W)
+            xsimd::fma((batch::load_unaligned(x + i) - mb) * sb, batch::load_unaligned(weight + i), batch::load_unaligned(bias + i))
+                .store_unaligned(o + i);
+        for (int i = c_vec; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
+        mean[n] = m;
+        rstd[n] = s;
+    }
+}
+
+template <class S>
+void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, const S* mean,
+                        const S* rstd, int N, int C) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int c_vec = C - C % W;
+    for (int n = 0; n < N; ++n) {
+        const S* x = inp + n * C;
+        const S* dy = dout + n * C;
+        S* dx = dinp + n * C;
+        const batch mb(mean[n]), sb(rstd[n]);
+        batch a1(S(0)), a2(S(0));
+        for (int i = 0; i < c_vec; i += W) {
+            const batch norm = (batch::load_unaligned(x + i) - mb) * sb;
+            const batch dnorm = batch::load_unaligned(weight + i) * batch::load_unaligned(dy + i);
+            a1 += dnorm;
+            a2 = xsimd::fma(dnorm, norm, a2);
+        }
+        S dnorm_mean = xsimd::hadd(a1), dnorm_norm_mean = xsimd::hadd(a2);
+        for (int i = c_vec; i < C; ++i) {
+            const S norm = (x[i] - mean[n]) * rstd[n], dnorm = weight[i] * dy[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= C;
+        dnorm_norm_mean /= C;
+        const batch dm(dnorm_mean), dnm(dnorm_norm_mean);
+        for (int i = 0; i < c_vec; i += W) {
+            const batch norm = (batch::load_unaligned(x + i) - mb) * sb;
+            const batch d = batch::load_unaligned(dy + i);
+            const batch dnorm = batch::load_unaligned(weight + i) * d;
+            (batch::load_unaligned(dbias + i) + d).store_unaligned(dbias + i);
+            xsimd::fma(norm, d, batch::load_unaligned(dweight + i)).store_unaligned(dweight + i);
+            xsimd::fma(dnorm - dm - norm * dnm, sb, batch::load_unaligned(dx + i)).store_unaligned(dx + i);
+        }
+        for (int i = c_vec; i < C; ++i) {
+            const S norm = (x[i] - mean[n]) * rstd[n], dnorm = weight[i] * dy[i];
+            dbias[i] += dy[i];
+            dweight[i] += norm * dy[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+        }
+    }
+}
+
+// ---------------------------------------------------------------- AdamW, twin of ref::adamw
+template <class S>
+void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {
+    using batch = xsimd::batch<S>;
+    constexpr std::size_t W = batch::size;
+    const std::size_t n_vec = n - n % W;
+    const batch vb1(b1), vb2(b2), c1(S(1) - b1), c2(S(1) - b2), veps(eps), vdecay(decay), vstep(step), vbc(inv_sqrt_bc2);
+    for (std::size_t i = 0; i < n_vec; i += W) {
+        const batch gi = batch::load_unaligned(g + i);
+        const batch mi = xsimd::fma(vb1, batch::load_unaligned(m + i), c1 * gi);
+        const batch vi = xsimd::fma(vb2, batch::load_unaligned(v + i), c2 * gi * gi);
+        mi.store_unaligned(m + i);
+        vi.store_unaligned(v + i);
+        const batch pi = batch::load_unaligned(p + i) * vdecay - vstep * mi / xsimd::fma(xsimd::sqrt(vi), vbc, veps);
+        pi.store_unaligned(p + i);
+    }
+    ref::adamw(p + n_vec, g + n_vec, m + n_vec, v + n_vec, n - n_vec, b1, b2, eps, decay, step, inv_sqrt_bc2);
+}
+
 // ---------------------------------------------------------------- a · bᵀ through a packed bᵀ
 // out (M,N) [+]= a (M,K) · b (N,K)ᵀ + bias (N); bias may be null.
 // Packs bᵀ (K,N) once (O(NK), against O(MNK) of work) into a scratch buffer that only ever grows, then runs the

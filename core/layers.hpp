@@ -39,55 +39,10 @@ void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* idx, int B, in
 
 // ---------------------------------------------------------------- LayerNorm over the last dim
 // https://pytorch.org/docs/stable/generated/torch.nn.LayerNorm.html (biased variance, eps 1e-5)
-// out (N,C), mean (N), rstd (N), inp (N,C), weight (C), bias (C)
-template <class S>
-void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
-    const S eps = S(1e-5);
-    for (int n = 0; n < N; ++n) {
-        const S* x = inp + n * C;
-        S m = 0;
-        for (int i = 0; i < C; ++i) m += x[i];
-        m /= C;
-        S var = 0;
-        for (int i = 0; i < C; ++i) var += (x[i] - m) * (x[i] - m);
-        var /= C;
-        const S s = S(1) / std::sqrt(var + eps);
-        S* o = out + n * C;
-        for (int i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
-        mean[n] = m;
-        rstd[n] = s;
-    }
-}
-
-// forward was: norm = (x - mean) * rstd; out = norm * weight + bias; so:
-//   dbias += dout, dweight += norm * dout, and with dnorm = dout * weight,
-//   dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))
-template <class S>
-void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
-                        const S* mean, const S* rstd, int N, int C) {
-    for (int n = 0; n < N; ++n) {
-        const S* x = inp + n * C;
-        const S* dy = dout + n * C;
-        S* dx = dinp + n * C;
-        const S m = mean[n], s = rstd[n];
-        S dnorm_mean = 0, dnorm_norm_mean = 0;
-        for (int i = 0; i < C; ++i) {
-            const S norm = (x[i] - m) * s;
-            const S dnorm = weight[i] * dy[i];
-            dnorm_mean += dnorm;
-            dnorm_norm_mean += dnorm * norm;
-        }
-        dnorm_mean /= C;
-        dnorm_norm_mean /= C;
-        for (int i = 0; i < C; ++i) {
-            const S norm = (x[i] - m) * s;
-            const S dnorm = weight[i] * dy[i];
-            dbias[i] += dy[i];
-            dweight[i] += norm * dy[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
-        }
-    }
-}
+// forward: out (N,C), mean (N), rstd (N) from inp (N,C), weight (C), bias (C)
+// backward (forward was: norm = (x - mean) * rstd; out = norm * weight + bias):
+//   dbias += dout, dweight += norm * dout, dx += rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))
+// Both are kernels (layernorm_forward, layernorm_backward in kernels.hpp): scalar twin and xsimd version.
 
 // ---------------------------------------------------------------- Linear: y = x Wᵀ + b
 // out (N,OC), inp (N,C), weight (OC,C), bias (OC) or null

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "kernels.hpp"
+
 namespace mha {
 
 struct AdamWConfig {
@@ -22,13 +24,8 @@ struct AdamWConfig {
 template <class S>
 void adamw_update(S* p, const S* g, S* m, S* v, std::size_t n, const AdamWConfig& c, double weight_decay, int t) {
     const double bc1 = 1.0 - std::pow(c.beta1, t), bc2 = 1.0 - std::pow(c.beta2, t);
-    const S decay = S(1.0 - c.lr * weight_decay), step = S(c.lr / bc1), inv_sqrt_bc2 = S(1.0 / std::sqrt(bc2));
-    const S b1 = S(c.beta1), b2 = S(c.beta2), eps = S(c.eps);
-    for (std::size_t i = 0; i < n; ++i) {
-        m[i] = b1 * m[i] + (S(1) - b1) * g[i];
-        v[i] = b2 * v[i] + (S(1) - b2) * g[i] * g[i];
-        p[i] = p[i] * decay - step * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
-    }
+    adamw(p, g, m, v, n, S(c.beta1), S(c.beta2), S(c.eps), S(1.0 - c.lr * weight_decay), S(c.lr / bc1),
+          S(1.0 / std::sqrt(bc2)));
 }
 
 // sqrt(Σ g²), accumulated in double whatever S is

@@ -117,3 +117,39 @@ TEST_CASE("the build reports the SIMD instruction set it compiled for", "[kernel
     CHECK(arch != "scalar");
 #endif
 }
+
+TEST_CASE("xsimd LayerNorm forward and backward equal the scalar reference for every tail size", "[kernels]") {
+    for (int C : {1, 3, 4, 7, 8, 9, 16, 17, 64, 65}) {
+        const int N = 3;
+        const auto x = test::random_vector<float>(N * C, 90 + C, 2.0), w = test::random_vector<float>(C, 91 + C),
+                   b = test::random_vector<float>(C, 92 + C), dy = test::random_vector<float>(N * C, 93 + C);
+        std::vector<float> o1(N * C), o2(N * C), m1(N), m2(N), r1(N), r2(N);
+        ref::layernorm_forward(o1.data(), m1.data(), r1.data(), x.data(), w.data(), b.data(), N, C);
+        layernorm_forward(o2.data(), m2.data(), r2.data(), x.data(), w.data(), b.data(), N, C);
+        INFO("C = " << C);
+        CHECK(test::max_abs_diff(o2, o1) < 2e-5);
+        CHECK(test::max_abs_diff(r2, r1) < 2e-5);
+        std::vector<float> dx1(N * C, 0.1f), dx2 = dx1, dw1(C, 0.2f), dw2 = dw1, db1(C, 0.3f), db2 = db1;
+        ref::layernorm_backward(dx1.data(), dw1.data(), db1.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C);
+        layernorm_backward(dx2.data(), dw2.data(), db2.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C);
+        CHECK(test::max_abs_diff(dx2, dx1) < 2e-5);
+        CHECK(test::max_abs_diff(dw2, dw1) < 2e-5);
+        CHECK(test::max_abs_diff(db2, db1) < 2e-6);
+    }
+}
+
+TEST_CASE("xsimd AdamW equals the scalar reference for every tail size", "[kernels]") {
+    for (int n : {1, 3, 4, 5, 8, 9, 17, 100}) {
+        const auto g = test::random_vector<float>(n, 95 + n);
+        auto p1 = test::random_vector<float>(n, 96 + n), m1 = test::random_vector<float>(n, 97 + n, 0.1);
+        std::vector<float> v1(n);
+        for (int i = 0; i < n; ++i) v1[i] = 0.01f * float(i + 1);
+        auto p2 = p1, m2 = m1, v2 = v1;
+        ref::adamw(p1.data(), g.data(), m1.data(), v1.data(), n, 0.9f, 0.95f, 1e-8f, 0.999f, 0.01f, 3.2f);
+        adamw(p2.data(), g.data(), m2.data(), v2.data(), std::size_t(n), 0.9f, 0.95f, 1e-8f, 0.999f, 0.01f, 3.2f);
+        INFO("n = " << n);
+        CHECK(test::max_abs_diff(p2, p1) < 1e-6);
+        CHECK(test::max_abs_diff(m2, m1) < 1e-7);
+        CHECK(test::max_abs_diff(v2, v1) < 1e-7);
+    }
+}
