@@ -163,12 +163,7 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
                     att_t[s] *= scale;
                     if (att_t[s] > maxval) maxval = att_t[s];
                 }
-                S sum = 0;
-                for (int s = 0; s <= t; ++s) {
-                    att_t[s] = std::exp(att_t[s] - maxval);  // subtract the max: no overflow
-                    sum += att_t[s];
-                }
-                const S inv = S(1) / sum;
+                const S inv = S(1) / exp_shift_sum(att_t, t + 1, maxval);  // subtract the max: no overflow
                 for (int s = 0; s <= t; ++s) att_t[s] *= inv;
                 for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
             }

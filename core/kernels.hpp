@@ -50,6 +50,11 @@ inline void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, con
                                const S* mean, const S* rstd, int N, int C) {
     kern::layernorm_backward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C);
 }
+// x (n) ← exp(x − shift), returns the sum (softmax rows)
+template <class S>
+inline S exp_shift_sum(S* x, int n, S shift) {
+    return kern::exp_shift_sum(x, n, shift);
+}
 // one AdamW update of n elements (see ref::adamw for the formula and the precomputed factors)
 template <class S>
 inline void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {

@@ -114,6 +114,14 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
     }
 }
 
+// x (n) ← exp(x − shift); returns Σ x. The heart of every softmax (shift = the row's max: no overflow).
+template <class S>
+S exp_shift_sum(S* x, int n, S shift) {
+    S sum = 0;
+    for (int i = 0; i < n; ++i) sum += (x[i] = std::exp(x[i] - shift));
+    return sum;
+}
+
 // AdamW on n elements (t counts from 1), PyTorch's update in this order:
 //   p ← p·decay;  m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²;  p ← p − step · m / (sqrt(v)·inv_sqrt_bc2 + eps)
 // decay = 1 − lr·wd, step = lr / (1 − β1^t), inv_sqrt_bc2 = 1 / sqrt(1 − β2^t) (computed by the caller in double)

@@ -228,6 +228,22 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
     }
 }
 
+// ---------------------------------------------------------------- softmax exponentials, twin of ref::exp_shift_sum
+template <class S>
+S exp_shift_sum(S* x, int n, S shift) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    const batch sh(shift);
+    batch acc(S(0));
+    for (int i = 0; i < n_vec; i += W) {
+        const batch e = xsimd::exp(batch::load_unaligned(x + i) - sh);
+        e.store_unaligned(x + i);
+        acc += e;
+    }
+    return xsimd::hadd(acc) + ref::exp_shift_sum(x + n_vec, n - n_vec, shift);
+}
+
 // ---------------------------------------------------------------- AdamW, twin of ref::adamw
 template <class S>
 void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {

@@ -98,8 +98,8 @@ S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets,
         S* p = probs + n * V;
         S mx = z[0];
         for (int i = 1; i < V; ++i) mx = z[i] > mx ? z[i] : mx;
-        S sum = 0;
-        for (int i = 0; i < V; ++i) sum += (p[i] = std::exp(z[i] - mx));
+        std::copy(z, z + V, p);
+        const S sum = exp_shift_sum(p, V, mx);
         const S inv = S(1) / sum;
         for (int i = 0; i < V; ++i) p[i] *= inv;
         const int y = targets[n];

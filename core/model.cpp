@@ -372,7 +372,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
         targets_.resize(BT);
     }
     if (B != B_ || T != T_) {
-        acts_used_ = act_views(act_buf_.data(), B, T, acts_);
+        act_views(act_buf_.data(), B, T, acts_);
         act_views(dact_buf_.data(), B, T, dacts_);
         if (idx_.size() < std::size_t(BT)) idx_.resize(BT), targets_.resize(BT);
         B_ = B, T_ = T;
@@ -410,6 +410,27 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 }
 
 // ---------------------------------------------------------------- backward
+// Zeroes the activation gradients that backward accumulates into. Left alone: the att slot (B,H,T,T), which
+// attention_backward uses as scratch and overwrites, and the mean/rstd/probs/losses slots, which have no
+// gradient. At H = 8 the att slot is the largest buffer of all.
+template <class S>
+void Gpt<S>::zero_activation_grads(int B, int T) {
+    const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model, V = cfg_.vocab_size;
+    const std::size_t Dkv = std::size_t(cfg_.kv_heads()) * cfg_.head_dim(), F = 4 * D;
+    auto zero = [](S* p, std::size_t n) {
+        if (p) std::fill(p, p + n, S(0));
+    };
+    Acts& d = dacts_;
+    zero(d.encoded, BT * D);
+    for (BlockActs& b : d.blocks) {
+        zero(b.ln1, BT * D), zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
+        zero(b.qh, BT * D), zero(b.kh, BT * Dkv), zero(b.vh, BT * Dkv);
+        zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.attproj, BT * D), zero(b.res1, BT * D), zero(b.xh, BT * D);
+        zero(b.ln2, BT * D), zero(b.fch, BT * F), zero(b.fch_gelu, BT * F), zero(b.fcproj, BT * D), zero(b.res2, BT * D);
+    }
+    zero(d.lnf, BT * D), zero(d.logits, BT * V);
+}
+
 template <class S>
 void Gpt<S>::zero_grad() {
     std::fill(grads_.begin(), grads_.end(), S(0));
@@ -423,7 +444,7 @@ void Gpt<S>::backward() {
     const S scale = attention_scale();
     const Acts& a = acts_;
     Acts& d = dacts_;
-    std::fill(dact_buf_.begin(), dact_buf_.begin() + acts_used_, S(0));  // activation grads accumulate too
+    zero_activation_grads(B, T);  // activation grads accumulate too (but not the scratch and statistics slots)
 
     crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V);
     linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V);

@@ -99,6 +99,7 @@ private:
     };
 
     Params param_views(S* base) const;
+    void zero_activation_grads(int B, int T);
     // the attention variants' pieces (DESIGN.md §4): ln1 -> qh, kh, vh and yh -> attproj, with their backward
     S attention_scale() const;
     void project_heads_forward(const BlockParams& w, BlockActs& b, int B, int T);
@@ -114,7 +115,6 @@ private:
     Params p_, g_;
     std::vector<S> act_buf_, dact_buf_;
     Acts acts_{}, dacts_{};
-    std::size_t acts_used_ = 0;
     std::vector<int> idx_, targets_;  // (B,T) copies for backward
     std::vector<unsigned char> head_enabled_;  // (L,H) 1 = enabled
     int B_ = 0, T_ = 0;

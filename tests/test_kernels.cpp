@@ -153,3 +153,14 @@ TEST_CASE("xsimd AdamW equals the scalar reference for every tail size", "[kerne
         CHECK(test::max_abs_diff(v2, v1) < 1e-7);
     }
 }
+
+TEST_CASE("xsimd softmax exponentials equal the scalar reference for every tail size", "[kernels]") {
+    for (int n : {1, 2, 3, 4, 5, 8, 9, 17, 64, 65}) {
+        auto x1 = test::random_vector<float>(n, 110 + n, 4.0);
+        auto x2 = x1;
+        const float s1 = ref::exp_shift_sum(x1.data(), n, 3.0f), s2 = exp_shift_sum(x2.data(), n, 3.0f);
+        INFO("n = " << n);
+        CHECK(s2 == Approx(s1).epsilon(1e-6));
+        for (int i = 0; i < n; ++i) CHECK(x2[i] == Approx(x1[i]).epsilon(2e-6));
+    }
+}
