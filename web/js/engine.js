@@ -111,3 +111,75 @@ export function attentionParams(D) {
 export function simdArch() {
   return mod ? mod._simdArch() : '';
 }
+
+// ---------------------------------------------------------------- parameters, KV cache, worked example
+
+/**
+ * The per-tensor parameter table of a GPT of this config (PyTorch names and shapes).
+ * @param {{vocab: number, dModel: number, nHeads: number, nLayers: number, context: number, mlp: boolean}} c
+ * @returns {{ok: true, names: string[], shapes: string[], sizes: Float64Array, total: number}
+ *         | {ok: false, error: string}} names, shapes ('64×64'), sizes: one per tensor, in the flat buffer's order
+ */
+export function parameterLedger(c) {
+  const err = notLoaded() ?? checkInt(c.vocab, 'V') ?? checkInt(c.dModel, 'D') ?? checkInt(c.nHeads, 'H')
+    ?? checkInt(c.nLayers, 'L') ?? checkInt(c.context, 'T');
+  if (err) return fail(err);
+  return mod._parameterLedger(c.vocab, c.dModel, c.nHeads, c.nLayers, c.context, !!c.mlp);
+}
+
+/**
+ * @typedef {{q: number, k: number, v: number, o: number, bias: number, perLayer: number, allLayers: number,
+ *            kvCacheBytes: number}} AttentionCount
+ */
+
+/**
+ * Attention parameters and KV-cache bytes of a shape as MHA (H_kv = H), as given (GQA), and as MQA (H_kv = 1).
+ * @param {{layers: number, dModel: number, nHeads: number, nKvHeads: number, headDim: number, bias: boolean,
+ *          context: number, batch: number, bytesPerValue: number}} shape
+ * @returns {{ok: true, mha: AttentionCount, gqa: AttentionCount, mqa: AttentionCount, gqaFraction: number,
+ *            mqaFraction: number} | {ok: false, error: string}}
+ */
+export function kvArithmetic(shape) {
+  const err = notLoaded();
+  if (err) return fail(err);
+  return mod._kvArithmetic(shape);
+}
+
+/**
+ * @typedef {{T: number, D: number, H: number, x: number[], wq: number[], wk: number[], wv: number[], wo: number[]}}
+ *   WorkedInput  x (T,D); the weights (D,D) each in (in,out) layout: Q = X W_Q
+ */
+
+/**
+ * Every step of one multi-head attention layer on a tiny input (core/worked_example.hpp).
+ * @param {WorkedInput} input
+ * @returns {{ok: true, T: number, D: number, H: number, hs: number, x: Float64Array, wqH: Float64Array,
+ *            wkH: Float64Array, wvH: Float64Array, q: Float64Array, k: Float64Array, v: Float64Array,
+ *            scores: Float64Array, scaled: Float64Array, masked: Float64Array, att: Float64Array,
+ *            heads: Float64Array, concat: Float64Array, wo: Float64Array, out: Float64Array}
+ *         | {ok: false, error: string}}
+ *   wqH/wkH/wvH (H,D,hs); q/k/v/heads (H,T,hs); scores/scaled/masked/att (H,T,T) (masked has -Infinity above
+ *   the diagonal); x/concat/out (T,D); wo (D,D)
+ */
+export function workedExample(input) {
+  const err = notLoaded();
+  if (err) return fail(err);
+  return mod._workedExample(input);
+}
+
+/**
+ * The lesson's worked example: T=3, D=4, H=2, X = [[1,0,1,0],[0,1,0,1],[1,1,0,0]], every W the identity.
+ * @returns {WorkedInput}
+ */
+export function lessonWorkedExample() {
+  return mod._lessonWorkedExample();
+}
+
+/**
+ * Constants of the core the page states: head-label thresholds, the blow-up rule, the text limit.
+ * @returns {{inductionThreshold: number, previousThreshold: number, firstThreshold: number, broadThreshold: number,
+ *            divergenceFactor: number, maxTextBytes: number, evalBatches: number, maxSampleChars: number}}
+ */
+export function constants() {
+  return mod._constants();
+}

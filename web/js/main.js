@@ -1,7 +1,12 @@
-// Wiring: loads the core, reads the settings from the URL, binds the controls, and on every change asks
-// the engine for fresh numbers and hands them to the views. The URL hash always holds the current settings.
+// Wiring: loads the core, reads the settings from the URL, binds the controls of panels 1 and 2, sets up the other
+// panels (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page
+// chrome, hide=… removes controls, and a framed page reports its height to the parent with postMessage.
 import { attentionDemo, attentionParams, headLayout, loadEngine, ORDERS } from './engine.js';
-import { PROPS, readHash, writeHash } from './state.js';
+import { setupHeads } from './panels/heads.js';
+import { setupInside } from './panels/inside.js';
+import { setupParams } from './panels/params.js';
+import { setupWorked } from './panels/worked.js';
+import { defaultState, HIDEABLE, PROPS, readHash, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { ReshapeView } from './views/reshape_view.js';
 
@@ -16,7 +21,8 @@ const ui = {
   sizesError: $('sizes-error'), attentionError: $('attention-error'),
   notice: $('link-notice'), noticeText: $('link-notice-text'), noticeClose: $('link-notice-close'),
   loadStatus: $('load-status'), simdArch: $('simd-arch'),
-  panelBox: $('panels'), reshapePanel: $('panel-reshape'), attentionPanel: $('panel-attention'),
+  panelBox: $('intro'), reshapePanel: $('panel-reshape'), attentionPanel: $('panel-attention'), sizes: $('card-sizes'),
+  workedPanel: $('panel-worked'), headsPanel: $('panel-heads'), insidePanel: $('panel-inside'), paramsPanel: $('panel-params'),
 };
 
 const views = {
@@ -56,7 +62,7 @@ function showNotice(rejected) {
     ui.notice.hidden = true;
     return;
   }
-  const defaults = Object.fromEntries(PROPS.map((p) => [p.name, p.default]));
+  const defaults = Object.fromEntries(PROPS.map((p) => [p.name, Array.isArray(p.default) ? p.default.join(',') : p.default]));
   const parts = rejected.map((r) => (r.name in defaults
     ? `${r.name}=“${clip(r.value)}” (${r.reason}; using ${clip(String(defaults[r.name]))})`
     : `“${clip(r.name)}” (${r.reason})`));
@@ -72,10 +78,7 @@ function clip(s) {
 function render() {
   const { D, H, order, text, seed, panel } = state;
 
-  for (const b of ui.panels) b.setAttribute('aria-pressed', String(b.dataset.panel === panel));
-  ui.reshapePanel.hidden = panel === 'attention';
-  ui.attentionPanel.hidden = panel === 'reshape';
-  ui.panelBox.classList.toggle('both', panel === 'all');
+  showPanels();
 
   // sizes and reshape
   const layouts = Object.fromEntries(ORDERS.map((o) => [o, headLayout(D, H, o)]));
@@ -101,8 +104,56 @@ function render() {
     views.attention.update(demo.ok ? demo : null);
   }
 
-  const hash = writeHash(state);
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  save();
+}
+
+// which panels are shown: all of them, or one (the sizes card goes with panels 1 and 2)
+function showPanels() {
+  const { panel } = state;
+  for (const b of ui.panels) b.setAttribute('aria-pressed', String(b.dataset.panel === panel));
+  const on = (name) => panel === 'all' || panel === name;
+  ui.reshapePanel.hidden = !on('reshape');
+  ui.attentionPanel.hidden = !on('attention');
+  ui.sizes.hidden = !(on('reshape') || on('attention'));
+  ui.panelBox.hidden = ui.sizes.hidden;
+  ui.panelBox.classList.toggle('both', panel === 'all');
+  ui.workedPanel.hidden = !on('worked');
+  ui.headsPanel.hidden = !on('heads');
+  ui.insidePanel.hidden = !on('inside');
+  if (!ui.insidePanel.hidden) panels.inside?.onShow();
+  ui.paramsPanel.hidden = !on('params');
+  document.documentElement.classList.toggle('embed', state.embed === '1');
+  // hide=…: one CSS rule per hideable control, so controls that views create later are hidden too
+  if (!document.getElementById('hide-rules')) {
+    const rules = HIDEABLE.map((n) => `html[data-hide~="${n}"] [data-control="${n}"] { display: none !important; }`);
+    document.head.append(Object.assign(document.createElement('style'), { id: 'hide-rules', textContent: rules.join('\n') }));
+  }
+  document.documentElement.dataset.hide = state.hide.join(' ');
+}
+
+// the URL hash follows the settings (replaceState: no history entry per keystroke), at most once per frame
+let saving = 0;
+function save() {
+  if (saving) return;
+  saving = requestAnimationFrame(() => {
+    saving = 0;
+    const hash = writeHash(state);
+    if (location.hash !== hash && !(hash === '#' && !location.hash)) history.replaceState(null, '', hash === '#' ? location.pathname + location.search : hash);
+  });
+}
+
+// ---------------------------------------------------------------- embedding: the height for the parent page
+function reportHeight() {
+  if (window.parent === window) return;
+  let last = 0;
+  const send = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'mha-sandbox:height', height }, '*');
+  };
+  new ResizeObserver(send).observe(document.documentElement);
+  send();
 }
 
 // at most one render per frame, however fast the user types
@@ -128,19 +179,53 @@ function bindControls() {
   ui.noticeClose.addEventListener('click', () => { ui.notice.hidden = true; });
   // a link pasted into this tab, or the hash edited by hand
   window.addEventListener('hashchange', () => {
-    const { state: s, rejected } = readHash(location.hash);
-    state = s;
+    const { state: s, rejected } = readHash(location.hash, location.search);
+    for (const key of Object.keys(state)) delete state[key];
+    Object.assign(state, s);
     showState();
     showNotice(rejected);
+    showAll();
     render();
   });
 }
 
+// ---------------------------------------------------------------- the other panels
+/** shared by the panel modules: the settings, saving them, the runs, readable messages */
+const app = {
+  get state() { return state; },
+  save: () => save(),
+  defaults: defaultState(),
+  readable,
+  runs: new Map(),
+  runsChanged: (e) => {
+    if (e.type === 'reset') panels.inside?.onReset();
+    else panels.inside?.onRunEvent(e);
+    if (e.type === 'ready' || e.type === 'reset') panels.params?.drawLedger();
+  },
+  vocabSize: () => panels.heads?.vocabSize(),
+  paramsChanged: () => panels.params?.drawLedger(),
+};
+const panels = {};
+
+function showAll() {
+  panels.worked.show();
+  panels.heads.show();
+  panels.params.show();
+}
+
+// test and debugging hooks: the runs, and a way to make a worker die as a crash would
+globalThis.mhaDebug = {
+  runs: () => [...app.runs.values()],
+  crash: (key) => app.runs.get(key)?.crash(),
+};
+
 async function start() {
-  const parsed = readHash(location.hash);
+  const parsed = readHash(location.hash, location.search);
   state = parsed.state;
   showState();
   showNotice(parsed.rejected);
+  showPanels();
+  reportHeight();
   bindControls();
   try {
     const { simdArch } = await loadEngine();
@@ -153,7 +238,13 @@ async function start() {
     ui.loadStatus.classList.add('alert');
     return;
   }
+  panels.worked = setupWorked(app);
+  panels.heads = setupHeads(app);
+  panels.inside = setupInside(app);
+  panels.params = setupParams(app);
+  showAll();
   render();
+  performance.mark('mha-first-heatmap');  // the attention panel's heatmaps are on the page now
   document.documentElement.dataset.ready = 'true';
 }
 

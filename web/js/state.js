@@ -1,27 +1,73 @@
 // All the page's settings in one table (PROPS), and their round trip through the URL hash:
-//   #D=8&H=4&order=canonical&seed=1&panel=all&text=The+animal+...
+//   #panel=heads&steps=200&lr=0.003&heads=1,4,8&hide=corpus,lr
 // A link reproduces what the sender saw. Values that make no sense (D=abc, order=sideways) fall back to
 // their defaults, and readHash() names them so the page can say so. Limits mirror the core's (config.hpp);
 // the core still checks everything it is given. No DOM in this file.
 
 /**
  * @typedef {{name: string, type: 'int', default: number, min: number, max: number, help: string}
+ *         | {name: string, type: 'number', default: number, min: number, max: number, help: string}
  *         | {name: string, type: 'enum', default: string, values: string[], help: string}
- *         | {name: string, type: 'string', default: string, maxLength: number, help: string}} Prop
- * @typedef {{D: number, H: number, order: 'canonical'|'swapped', seed: number, panel: 'all'|'reshape'|'attention',
- *            text: string}} State
- * @typedef {{name: string, value: string, reason: string}} Rejected  one hash entry that was not used
+ *         | {name: string, type: 'string', default: string, maxLength: number, help: string}
+ *         | {name: string, type: 'ints', default: number[], min: number, max: number, minCount: number,
+ *            maxCount: number, help: string}
+ *         | {name: string, type: 'numbers', default: number[], count: number, help: string}
+ *         | {name: string, type: 'words', default: string[], values: string[], help: string}} Prop
+ * @typedef {Record<string, number|string|number[]|string[]>} State  one value per PROPS entry, by name
+ * @typedef {{name: string, value: string, reason: string}} Rejected  one URL entry that was not used
  */
+
+const IDENTITY4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+/** The panels, in page order; 'all' shows every one. */
+export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'heads', 'inside', 'params']);
+
+/** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
+export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
+  'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv']);
 
 /** @type {ReadonlyArray<Prop>} the settings, in the order they are written to the URL */
 export const PROPS = Object.freeze([
+  { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
+  // panels 1 and 2: reshape, attention with random weights
   { name: 'D', type: 'int', default: 8, min: 1, max: 1024, help: 'embedding size d_model' },
   { name: 'H', type: 'int', default: 4, min: 1, max: 64, help: 'number of heads' },
   { name: 'order', type: 'enum', default: 'canonical', values: ['canonical', 'swapped'], help: 'how D is cut into heads' },
   { name: 'seed', type: 'int', default: 1, min: 0, max: 4294967295, help: 'seed of the random weights' },
-  { name: 'panel', type: 'enum', default: 'all', values: ['all', 'reshape', 'attention'], help: 'panels shown' },
   { name: 'text', type: 'string', default: "The animal didn't cross the street because it was too tired .",
     maxLength: 2000, help: 'sentence for the attention heads' },
+  // worked example: X (3,4) and the four (4,4) weights in (in,out) layout
+  { name: 'wx', type: 'numbers', default: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0], count: 12, help: 'worked example X' },
+  { name: 'wq', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_Q' },
+  { name: 'wk', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_K' },
+  { name: 'wv', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_V' },
+  { name: 'wo', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_O' },
+  // heads, compared
+  { name: 'heads', type: 'ints', default: [1, 4, 8], min: 1, max: 64, minCount: 1, maxCount: 4, help: 'head counts compared' },
+  { name: 'cD', type: 'int', default: 64, min: 8, max: 256, help: 'embedding size of the compared models' },
+  { name: 'layers', type: 'int', default: 2, min: 1, max: 4, help: 'layers' },
+  { name: 'context', type: 'int', default: 64, min: 8, max: 128, help: 'context length T' },
+  { name: 'batch', type: 'int', default: 16, min: 1, max: 64, help: 'batch size B' },
+  { name: 'steps', type: 'int', default: 300, min: 1, max: 5000, help: 'training steps' },
+  { name: 'lr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate' },
+  { name: 'cseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
+  { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
+  // look inside
+  { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
+    help: 'sentence for the trained heads' },
+  { name: 'irun', type: 'int', default: 4, min: 1, max: 64, help: 'heads of the run looked inside' },
+  // parameters and KV cache (Llama-2-70B)
+  { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
+  { name: 'kvD', type: 'int', default: 8192, min: 1, max: 1048576, help: 'd_model' },
+  { name: 'kvH', type: 'int', default: 64, min: 1, max: 4096, help: 'query heads' },
+  { name: 'kvKv', type: 'int', default: 8, min: 1, max: 4096, help: 'KV heads' },
+  { name: 'kvHs', type: 'int', default: 128, min: 1, max: 4096, help: 'head size' },
+  { name: 'kvCtx', type: 'int', default: 4096, min: 1, max: 2097152, help: 'context' },
+  { name: 'kvB', type: 'int', default: 8, min: 1, max: 4096, help: 'batch' },
+  { name: 'kvBytes', type: 'int', default: 2, min: 1, max: 8, help: 'bytes per value' },
+  // embedding
+  { name: 'hide', type: 'words', default: [], values: HIDEABLE, help: 'controls hidden' },
+  { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
 ]);
 
 const BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
@@ -31,7 +77,7 @@ const BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
  * @returns {State}
  */
 export function defaultState() {
-  return Object.fromEntries(PROPS.map((p) => [p.name, p.default]));
+  return Object.fromEntries(PROPS.map((p) => [p.name, Array.isArray(p.default) ? [...p.default] : p.default]));
 }
 
 /**
@@ -47,6 +93,38 @@ export function parseValue(prop, raw) {
     if (v < prop.min || v > prop.max) return { ok: false, reason: `outside ${prop.min}…${prop.max}` };
     return { ok: true, value: v };
   }
+  if (prop.type === 'number') {
+    const v = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(v)) return { ok: false, reason: 'not a number' };
+    if (v < prop.min || v > prop.max) return { ok: false, reason: `outside ${prop.min}…${prop.max}` };
+    return { ok: true, value: v };
+  }
+  if (prop.type === 'ints') {
+    const parts = raw.split(',');
+    if (parts.length < prop.minCount || parts.length > prop.maxCount)
+      return { ok: false, reason: `not ${prop.minCount} to ${prop.maxCount} whole numbers` };
+    const vs = [];
+    for (const p of parts) {
+      if (!/^\s*\d+\s*$/.test(p)) return { ok: false, reason: 'not a list of whole numbers' };
+      const v = Number(p);
+      if (v < prop.min || v > prop.max) return { ok: false, reason: `a value outside ${prop.min}…${prop.max}` };
+      vs.push(v);
+    }
+    return { ok: true, value: vs };
+  }
+  if (prop.type === 'numbers') {
+    const parts = raw.split(',');
+    if (parts.length !== prop.count) return { ok: false, reason: `not ${prop.count} numbers` };
+    const vs = parts.map((p) => (p.trim() === '' ? NaN : Number(p)));
+    if (vs.some((v) => !Number.isFinite(v) || Math.abs(v) > 1e6)) return { ok: false, reason: 'not a list of numbers' };
+    return { ok: true, value: vs };
+  }
+  if (prop.type === 'words') {
+    const vs = raw.split(',').map((w) => w.trim()).filter(Boolean);
+    const bad = vs.find((w) => !prop.values.includes(w));
+    if (bad !== undefined) return { ok: false, reason: `“${bad}” is not one of ${prop.values.join(', ')}` };
+    return { ok: true, value: vs };
+  }
   if (prop.type === 'enum') {
     return prop.values.includes(raw) ? { ok: true, value: raw } : { ok: false, reason: `not one of ${prop.values.join(', ')}` };
   }
@@ -55,14 +133,16 @@ export function parseValue(prop, raw) {
 }
 
 /**
- * Reads settings from a URL hash. Missing settings take their defaults; nonsense ones too, and are listed.
+ * Reads settings from a URL's query and hash (the hash wins: the page writes its state there; the query is how
+ * an embed says ?embed=1&panel=heads). Missing settings take their defaults; nonsense ones too, and are listed.
  * @param {string} hash e.g. location.hash, with or without the leading '#'
+ * @param {string} [search] e.g. location.search, with or without the leading '?'
  * @returns {{state: State, rejected: Rejected[]}}
  */
-export function readHash(hash) {
+export function readHash(hash, search = '') {
   const state = defaultState();
   const rejected = [];
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const params = [...new URLSearchParams(search.replace(/^\?/, '')), ...new URLSearchParams(hash.replace(/^#/, ''))];
   for (const [name, value] of params) {
     const prop = BY_NAME.get(name);
     if (!prop) {
@@ -77,17 +157,19 @@ export function readHash(hash) {
 }
 
 /**
- * Writes settings as a URL hash, in PROPS order. Values are written as they are (the page may hold a D the
- * core rejects, so that the link reproduces the message); readHash() is the strict side.
+ * Writes settings as a URL hash, in PROPS order, leaving out those at their defaults (short links). Values are
+ * written as they are (the page may hold a D the core rejects, so that the link reproduces the message);
+ * readHash() is the strict side.
  * @param {State} state
- * @returns {string} '#D=8&H=4&…'
+ * @returns {string} '#D=12&H=2&…' ('#' alone when everything is at its default)
  */
 export function writeHash(state) {
   const params = new URLSearchParams();
   for (const p of PROPS) {
     const v = state[p.name];
     if (typeof v === 'number' && !Number.isFinite(v)) continue;  // an emptied number field: left out
-    params.set(p.name, String(v));
+    if (Array.isArray(v) ? v.join(',') === p.default.join(',') : v === p.default) continue;
+    params.set(p.name, Array.isArray(v) ? v.join(',') : String(v));
   }
   return '#' + params.toString();
 }

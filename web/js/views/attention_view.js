@@ -20,7 +20,7 @@ export class AttentionView {
     this.data = null;
     /** @type {HeatmapView[]} */
     this.maps = [];
-    this.legend = legend();
+    this.legend = attentionLegend();
     this.grid = el('div', { class: 'heatmap-grid' });
     this.empty = el('p', { class: 'placeholder', hidden: true });
     settings.legendRoot.append(this.legend);
@@ -60,7 +60,7 @@ export class AttentionView {
       for (let h = 0; h < H; ++h) {
         const fig = el('figure', { class: 'heatmap', 'data-head': h });
         this.grid.append(fig);
-        this.maps.push(new HeatmapView(fig, { head: h }));
+        this.maps.push(new HeatmapView(fig, { head: h, png: 'attention-random' }));
       }
     }
     this.arrange();
@@ -79,8 +79,8 @@ export class AttentionView {
   }
 }
 
-// viridis bar from 0 to 1, plus a swatch for masked cells
-function legend() {
+// viridis bar from 0 to 1, plus a swatch for masked cells (also used by the Look inside panel)
+export function attentionLegend() {
   const ticks = el('div', { class: 'legend-ticks', 'aria-hidden': 'true' });
   for (const v of ['0', '0.25', '0.5', '0.75', '1']) ticks.append(el('span', {}, v));
   return el('div', { class: 'legend', role: 'group', 'aria-label': 'colour legend' },

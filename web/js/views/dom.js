@@ -17,3 +17,49 @@ export function el(tag, attrs = {}, ...children) {
   for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return node;
 }
+
+/**
+ * Offers a file for download (an <a download> click; a sandboxed iframe without allow-downloads ignores it).
+ * @param {Blob} blob
+ * @param {string} filename
+ */
+export function download(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+let captionIds = 0;
+
+/**
+ * A simple table, with its caption as a paragraph above it (so that a long caption wraps at the width of the page,
+ * not of a wide table that scrolls sideways), tied to the table by aria-describedby.
+ * @param {string} caption
+ * @param {string[]} columns
+ * @param {Array<Array<Node|string|number>>} rows the first cell of each row is its header
+ * @param {{class?: string, label?: string}} [attrs] label: a short name for screen readers
+ * @returns {DocumentFragment} the caption paragraph and the table
+ */
+export function table(caption, columns, rows, attrs = {}) {
+  const id = `table-caption-${++captionIds}`;
+  const head = el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)));
+  const body = el('tbody', {}, ...rows.map((r) => el('tr', {},
+    ...r.map((c, i) => (i === 0 ? el('th', { scope: 'row' }, c) : el('td', {}, c))))));
+  const fragment = document.createDocumentFragment();
+  fragment.append(el('p', { class: 'table-caption', id }, caption),
+    el('table', { class: attrs.class, 'aria-describedby': id, 'aria-label': attrs.label ?? columns.join(', ') }, el('thead', {}, head), body));
+  return fragment;
+}
+
+/**
+ * A whole number with thousands separators: 104,830.
+ * @param {number} n
+ * @returns {string}
+ */
+export function count(n) {
+  return COUNT_FORMAT.format(Math.round(n));
+}
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');  // toLocaleString builds a formatter per call: slow

@@ -3,7 +3,7 @@
 // The canvas is keyboard operable (arrow keys move a cursor and the readout says the value), and a table of
 // all values is built when its <details> is opened.
 import { headColour, VIRIDIS_LUT } from '../colormap.js';
-import { el } from './dom.js';
+import { download, el } from './dom.js';
 
 const SETTINGS = {
   font: '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
@@ -20,11 +20,12 @@ const SETTINGS = {
 export class HeatmapView {
   /**
    * @param {HTMLElement} root an empty container; the view owns its content
-   * @param {{head: number}} settings
+   * @param {{head: number, title?: string, png?: string}} settings title defaults to 'head h'; png: offer a PNG
+   *   download of the map, with this file name prefix
    */
   constructor(root, settings) {
     this.root = root;
-    this.settings = settings;
+    this.settings = { title: `head ${settings.head}`, ...settings };
     this.data = null;
     this.cursor = { t: 0, s: 0 };
     this.cursorShown = false;
@@ -32,13 +33,21 @@ export class HeatmapView {
     this.canvas = el('canvas', { role: 'img', tabindex: 0, class: 'heatmap-canvas' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.tableBox = el('div', { class: 'table-scroll' });
-    this.details = el('details', { class: 'values' }, el('summary', {}, `Values of head ${h} as a table`), this.tableBox);
+    this.details = el('details', { class: 'values' }, el('summary', {}, `Values of ${this.settings.title} as a table`), this.tableBox);
+    this.title = el('h3', { class: 'heatmap-title', style: `--head: ${headColour(h).fill}` }, this.settings.title);
     root.append(
-      el('h3', { class: 'heatmap-title', style: `--head: ${headColour(h).fill}` }, `head ${h}`),
+      this.title,
       el('div', { class: 'canvas-scroll' }, this.canvas),
       this.readout,
       this.details,
     );
+    if (settings.png) {
+      // export: this map as a PNG file
+      const b = el('button', { type: 'button', class: 'link-button', 'data-control': 'export' }, 'Download PNG');
+      b.setAttribute('aria-label', `Download ${this.settings.title} as a PNG image`);
+      b.addEventListener('click', () => this.canvas.toBlob((blob) => blob && download(blob, `${settings.png}-${this.settings.title.replace(/[^\w]+/g, '-')}.png`)));
+      this.details.before(el('p', { class: 'heatmap-tools' }, b));
+    }
     this.details.addEventListener('toggle', () => this.details.open && this.buildTable());
     this.canvas.addEventListener('keydown', (e) => this.onKey(e));
     this.canvas.addEventListener('focus', () => { this.cursorShown = true; this.draw(); this.say(); });
@@ -48,15 +57,21 @@ export class HeatmapView {
   }
 
   /**
-   * @param {{tokens: string[], T: number, weights: Float32Array}} data weights (T,T) of this head, row = query t,
-   *   column = key s; a view into the (H,T,T) array is fine, it is only read
+   * @param {{tokens: string[], T: number, weights: Float32Array, title?: string, unit?: string}} data weights (T,T)
+   *   of this head, row = query t, column = key s; a view into the (H,T,T) array is fine, it is only read;
+   *   title renames the map, unit names a position ('word' unless given, e.g. 'character')
    */
   update(data) {
     this.data = data;
     const { T } = data;
+    if (data.title && data.title !== this.settings.title) {
+      this.settings.title = data.title;
+      this.title.textContent = data.title;
+      this.details.firstChild.textContent = `Values of ${data.title} as a table`;
+    }
     this.cursor = { t: Math.min(this.cursor.t, T - 1), s: Math.min(this.cursor.s, T - 1) };
     this.canvas.setAttribute('aria-label',
-      `Heatmap of head ${this.settings.head}: attention weights of ${T} query words (rows) over ${T} key words (columns). ` +
+      `Heatmap of ${this.settings.title}: attention weights of ${T} query ${data.unit ?? 'word'}s (rows) over ${T} key ${data.unit ?? 'word'}s (columns). ` +
       'Focus it and use the arrow keys to read single weights, or open the table below it.');
     this.readout.textContent = strongest(data);
     this.tableBox.replaceChildren();
@@ -194,7 +209,7 @@ export class HeatmapView {
       body.append(row);
     }
     this.tableBox.append(el('table', {},
-      el('caption', {}, `Head ${this.settings.head}: row = query word, column = key word; · = masked (future key).`),
+      el('caption', {}, `${this.settings.title}: row = query ${this.data.unit ?? 'word'}, column = key ${this.data.unit ?? 'word'}; · = masked (future key).`),
       el('thead', {}, head), body));
   }
 }

@@ -1,0 +1,46 @@
+// Scores of one attention head, read off its weights A (T,T) (row i = query, column j = key, causal: A[i,j] = 0
+// for j > i, every row sums to 1), and a short automatic label. These are the measurements of Olsson et al.
+// (2022, "In-context learning and induction heads") in their simplest form:
+//   previous-token score   mean_{i>=1} A[i, i-1]            how much a position looks one step back
+//   first-token score      mean_{i>=1} A[i, 0]              how much it parks its attention on position 0
+//   mean row entropy       mean_{i>=0} -Σ_j A[i,j] ln A[i,j] in nats; a uniform causal row i has ln(i+1)
+//   induction score        on a probe [BOS, r_1..r_L, r_1..r_L] (T = 2L+1): mean over the second copy
+//                          i = L+1 .. 2L of A[i, i-L+1], the position just after the earlier occurrence
+// Row 0 is left out of the first two scores: its only key is itself, so it says nothing about the head.
+#pragma once
+#include <string>
+
+namespace mha {
+
+// The label thresholds, stated on the page next to the labels.
+struct LabelThresholds {
+    static constexpr double induction = 0.4;      // induction score at least this: "induction head"
+    static constexpr double previous = 0.5;       // previous-token score at least this: "previous-token head"
+    static constexpr double first = 0.5;          // first-token score at least this: "first-token head"
+    static constexpr double broad = 0.9;          // entropy at least this fraction of the uniform maximum: "broad"
+};
+
+// previous-token score of A (T,T); 0 when T < 2
+double previous_token_score(const float* att, int T);
+// first-token score of A (T,T); 0 when T < 2
+double first_token_score(const float* att, int T);
+// mean row entropy of A (T,T) in nats (terms with A = 0 count 0)
+double mean_row_entropy(const float* att, int T);
+// the largest possible mean row entropy under the causal mask: mean_{i=0}^{T-1} ln(i+1) (every row uniform)
+double uniform_row_entropy(int T);
+// induction score of A (T,T) measured on the probe with segment length L; needs T >= 2L+1 and L >= 2
+// (throws mha::Error otherwise)
+double induction_score(const float* att, int T, int L);
+
+struct HeadScores {
+    double previous = 0;      // on the user's text
+    double first = 0;         // on the user's text
+    double entropy = 0;       // on the user's text, nats
+    double max_entropy = 0;   // uniform_row_entropy(T) of the user's text
+    double induction = 0;     // on the probe
+};
+
+// The label, first match wins: "induction head", "previous-token head", "first-token head", "broad", "mixed".
+std::string head_label(const HeadScores& s);
+
+}  // namespace mha

@@ -1,0 +1,438 @@
+// The lab's panels 3-6 in headless Chromium, against the real built module and real workers (scripts/build wasm):
+//   node --test --test-reporter=spec tests/browser/lab.test.mjs
+// Small step counts keep the whole file well under two minutes on a 2-core machine. Screenshots go to
+// tests/browser/output/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// a quick comparison: three runs of a small model, a few seconds in all
+const QUICK = 'panel=heads&steps=24&batch=4&context=32&layers=2';
+
+let server, base, host, hostBase, profile, context, page;
+const consoleErrors = [];   // console errors and uncaught page errors, from every page and frame
+const foreignRequests = []; // every URL whose host is not 127.0.0.1 (data: and blob: are fine)
+let downloadDir;
+
+before(async () => {
+  ({ server, url: base } = await startServer({ port: 0 }));
+  // the course page that embeds a panel: another origin on this machine, serving one small HTML page
+  host = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>course page</title></head><body>
+      <h1>A course page</h1>
+      <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; border: 0"
+        src="${base}?embed=1&panel=heads#steps=12&batch=4&context=32&hide=corpus,lr"></iframe>
+      <script>
+        window.heights = [];
+        window.addEventListener('message', (e) => {
+          if (e.data && e.data.type === 'mha-sandbox:height') {
+            window.heights.push(e.data.height);
+            document.getElementById('lab').style.height = e.data.height + 'px';
+          }
+        });
+      </script></body></html>`);
+  });
+  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+  hostBase = `http://127.0.0.1:${host.address().port}/`;
+  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
+  downloadDir = mkdtempSync(join(tmpdir(), 'mha-downloads-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir,
+  });
+  context.setDefaultTimeout(20_000);
+  // long tasks on the main thread, recorded from the start of every page
+  await context.addInitScript(() => {
+    window.longTasks = [];
+    try {
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, duration: e.duration });
+      }).observe({ type: 'longtask', buffered: true });
+    } catch { /* no long-task timing in this browser */ }
+  });
+  page = await openPage(`#${QUICK}`);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  host?.close();
+  for (const dir of [profile, downloadDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function watch(p) {
+  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  p.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
+  });
+}
+
+async function openPage(hash, url = base) {
+  const p = await context.newPage();
+  watch(p);
+  await p.goto(url + hash);
+  await p.waitForSelector('html[data-ready="true"]');
+  return p;
+}
+
+// trains with the current settings and waits until every run is done; returns the wall time in ms
+async function trainAll(p, timeout = 90_000) {
+  await p.evaluate(() => { delete document.documentElement.dataset.comparison; window.trainWindow = [performance.now(), Infinity]; });
+  const t0 = Date.now();
+  await p.click('#c-start');
+  await p.waitForSelector('html[data-comparison="done"]', { timeout });
+  await p.evaluate(() => { window.trainWindow[1] = performance.now(); });
+  return Date.now() - t0;
+}
+
+// pixels of a canvas as a string, to compare two maps
+const canvasPixels = (locator) => locator.evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data).join(','));
+
+// ------------------------------------------------------------------------------------------ heads, compared
+test('the H = 1, 4, 8 comparison runs to completion and draws three curves', async () => {
+  const ms = await trainAll(page);
+  const cards = page.locator('#c-runs .run-card');
+  assert.equal(await cards.count(), 3);
+  assert.deepEqual(await page.locator('#c-runs .run-card h3').evaluateAll((hs) => hs.map((h) => h.firstChild.textContent)),
+    ['H = 1', 'H = 4', 'H = 8']);
+  for (const text of await cards.allTextContents()) assert.match(text, /done · step 24 \/ 24/);
+  // the final table: three rows, equal parameter counts, a validation loss below ln V for each
+  const rows = await page.locator('#c-final tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.equal(rows.length, 3);
+  assert.equal(new Set(rows.map((r) => r[1])).size, 1, `parameter counts differ: ${JSON.stringify(rows)}`);
+  for (const r of rows) assert.ok(Number(r[2]) < Math.log(62), `val loss ${r[2]}`);
+  assert.match(await page.locator('#c-final .table-caption').textContent(), /parameter counts are equal/);
+  // uPlot: 3 × (validation, training) + the baseline in the legend, and a painted canvas
+  assert.equal(await page.locator('#c-chart .u-legend .u-series').count(), 1 + 3 * 2 + 1);
+  const painted = await page.locator('#c-chart canvas').evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+    return n;
+  });
+  assert.ok(painted > 5000, `chart canvas nearly empty (${painted} pixels)`);
+  assert.match(await page.locator('#c-chart').getAttribute('aria-label'), /H = 8: validation loss \d\.\d{3} at step 24/);
+  assert.equal(await page.locator('#c-samples pre').count(), 3);
+  console.log(`# quick comparison (3 × 24 steps, B=4, T=32): ${ms} ms`);
+});
+
+test('no long task over 50 ms on the main thread while the models trained', async () => {
+  const tasks = await page.evaluate(() => window.longTasks);
+  const worst = Math.max(0, ...tasks.map((t) => t.duration));
+  console.log(`# long tasks: ${tasks.length}, longest ${worst.toFixed(0)} ms`);
+  const training = await page.evaluate(() => window.longTasks.filter((t) => t.start >= window.trainWindow[0] && t.start <= window.trainWindow[1]));
+  console.log(`# long tasks while training: ${JSON.stringify(training)}`);
+  assert.ok(training.every((t) => t.duration <= 50), `long tasks during training: ${JSON.stringify(training)}`);
+});
+
+// ------------------------------------------------------------------------------------------ look inside
+test('look inside: a layers × heads grid, a head enlarged, scores with labels and the thresholds', async () => {
+  await page.click('button[data-panel="inside"]');
+  await page.waitForSelector('#i-grid .thumb-button');
+  await page.check('#i-runs input[value="H4"]');
+  await page.waitForFunction(() => document.querySelectorAll('#i-grid .thumb-button').length === 8);
+  await page.click('#i-grid .thumb-button[data-layer="1"][data-head="2"]');
+  assert.equal(await page.locator('#i-detail .heatmap-title').textContent(), 'layer 1, head 2');
+  assert.equal(await page.getAttribute('#i-grid .thumb-button[data-layer="1"][data-head="2"]', 'aria-pressed'), 'true');
+  // hover a cell of the large map: the readout names the characters and the weight
+  const canvas = page.locator('#i-detail canvas');
+  const box = await canvas.boundingBox();
+  await canvas.hover({ position: { x: box.width - 6, y: box.height - 6 } });
+  assert.match(await page.locator('#i-detail .readout').textContent(), /query “.*” \(\d+\) → key “.*” \(\d+\): 0\.\d{3}|masked/);
+  await page.waitForFunction(() => document.querySelectorAll('#i-scores tbody tr').length === 8);
+  const labels = await page.locator('#i-scores tbody tr td:nth-child(7)').allTextContents();
+  for (const l of labels) assert.match(l, /^(induction head|previous-token head|first-token head|broad|mixed)$/);
+  assert.match(await page.locator('#i-thresholds').textContent(), /induction score ≥ 0\.4.*previous ≥ 0\.5/);
+  assert.match(await page.locator('#i-loss').textContent(), /Validation loss of this model: \d\.\d{3}/);
+});
+
+test('ablating a head changes the validation loss; tying the heads makes the maps identical', async () => {
+  const before = await page.locator('#i-loss').textContent();
+  await page.uncheck('#i-scores input[data-ablate="0,1"]');
+  await page.waitForFunction(() => /switched off/.test(document.getElementById('i-loss').textContent));
+  const text = await page.locator('#i-loss').textContent();
+  const [, base, changed] = text.match(/(\d\.\d{3}) as trained; (\d\.\d{3}) with 1 head switched off/) ?? [];
+  assert.ok(base && changed && base !== changed, `${before} -> ${text}`);
+  assert.match(await page.locator('#i-grid .thumb-button[data-layer="0"][data-head="1"] .thumb-label').textContent(), /switched off/);
+  await page.check('#i-scores input[data-ablate="0,1"]');
+  await page.waitForFunction(() => /Validation loss of this model/.test(document.getElementById('i-loss').textContent));
+
+  // different maps before the tie, identical ones (per layer) after it
+  const thumbs = (l) => page.locator(`#i-grid .thumb-button[data-layer="${l}"] canvas`);
+  const free = await Promise.all([0, 1, 2, 3].map((h) => canvasPixels(thumbs(1).nth(h))));
+  assert.ok(new Set(free).size > 1, 'the heads already looked the same before tying');
+  const count = Number(await page.evaluate(() => document.documentElement.dataset.inside));
+  await page.check('#i-tie');
+  await page.waitForFunction((n) => Number(document.documentElement.dataset.inside) > n && /tied/.test(document.getElementById('i-loss').textContent), count);
+  for (const l of [0, 1]) {
+    const maps = await Promise.all([0, 1, 2, 3].map((h) => canvasPixels(thumbs(l).nth(h))));
+    assert.equal(new Set(maps).size, 1, `layer ${l}: tied heads still differ`);
+  }
+  assert.match(await page.locator('#i-loss').textContent(), /with all heads tied \([+−]\d\.\d{3}\)/);
+  await page.uncheck('#i-tie');
+  await page.waitForFunction(() => /Validation loss of this model/.test(document.getElementById('i-loss').textContent));
+});
+
+test('the snapshot slider goes back through training', async () => {
+  const max = Number(await page.getAttribute('#i-step', 'max'));
+  assert.ok(max >= 10, `only ${max} snapshots`);
+  await page.locator('#i-step').fill('0');
+  await page.waitForFunction(() => /^0 \(snapshot\)/.test(document.getElementById('i-step-out').textContent));
+  await page.waitForFunction(() => /Validation loss of this model: 4\.1/.test(document.getElementById('i-loss').textContent));
+  await page.locator('#i-step').fill(String(max));
+  await page.waitForFunction(() => /latest/.test(document.getElementById('i-step-out').textContent));
+});
+
+// ------------------------------------------------------------------------------------------ export and upload
+let modelPath = '';
+
+test('exports: the curves as CSV, a heatmap as PNG, the model as .safetensors', async () => {
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#i-png')]);
+  assert.match(png.suggestedFilename(), /^attention-H4-layer\d-head\d\.png$/);
+  const pngBytes = readFileSync(await png.path());
+  assert.deepEqual([...pngBytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);  // "PNG"
+  const [model] = await Promise.all([page.waitForEvent('download'), page.click('#i-model')]);
+  assert.match(model.suggestedFilename(), /^mha-sandbox-H4-step24\.safetensors$/);
+  modelPath = await model.path();
+  const bytes = readFileSync(modelPath);
+  const headerLen = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLen).toString('utf8'));
+  assert.equal(header.__metadata__.format, 'mha-sandbox/1');
+  assert.deepEqual(header['blocks.0.attn.q.weight'].shape, [64, 64]);
+  await page.click('button[data-panel="heads"]');
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#c-csv')]);
+  assert.equal(csv.suggestedFilename(), 'mha-sandbox-curves.csv');
+  const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+  assert.equal(lines[0], 'run,heads,step,train_loss,val_loss');
+  assert.equal(lines.length, 1 + 3 * 25);  // steps 0..24 of each run
+});
+
+test('a .safetensors file loads as a run to inspect or continue; a broken one gives a sentence', async () => {
+  await page.setInputFiles('#c-upload', modelPath);
+  await page.waitForFunction(() => [...document.querySelectorAll('#c-runs .run-card h3')].some((h) => /file \(H = 4\)/.test(h.textContent)));
+  await page.setInputFiles('#c-upload', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all') });
+  await page.waitForFunction(() => /not a valid safetensors file/.test(document.getElementById('c-error').textContent));
+  assert.equal(await page.locator('#c-error').getAttribute('role'), 'alert');
+});
+
+// ------------------------------------------------------------------------------------------ bad input
+test('invalid head counts and sizes are sentences, not crashes', async () => {
+  const p = await openPage('#panel=heads&heads=1,3,8');
+  try {
+    await p.click('#c-start');
+    assert.match(await p.locator('#c-error').textContent(), /D = 64 is not divisible by H = 3/);
+    assert.equal(await p.locator('#c-runs .run-card').count(), 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('text that is too large, empty or shorter than the context is refused with the limit stated', async () => {
+  const p = await openPage('#panel=heads&corpus=pasted&steps=5&batch=2&context=32');
+  try {
+    await p.evaluate(() => {
+      const t = document.getElementById('c-text');
+      t.value = 'a'.repeat(8 * 1024 * 1024 + 1);
+      t.dispatchEvent(new Event('input'));
+    });
+    assert.match(await p.locator('#c-text-info').textContent(), /at most 8,388,608 bytes/);
+    await p.click('#c-start');
+    assert.match(await p.locator('#c-error').textContent(), /8\.0 MiB; at most 8 MiB is supported/);
+    await p.fill('#c-text', 'far too short');
+    await p.click('#c-start');
+    await p.waitForFunction(() => /needs at least/.test(document.getElementById('c-error').textContent));
+    await p.fill('#c-text', '');
+    await p.click('#c-start');
+    await p.waitForFunction(() => /empty/.test(document.getElementById('c-error').textContent));
+    // user text is text: markup in a pasted corpus never becomes elements
+    await p.fill('#c-text', '<img src=x onerror="window.pwned=1"><b>bold</b> '.repeat(40));
+    await trainAll(p);
+    assert.equal(await p.evaluate(() => window.pwned), undefined);
+    assert.equal(await p.locator('#c-samples b, #c-samples img').count(), 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a learning rate that blows up pauses the run with a message and offers the last good snapshot', async () => {
+  const p = await openPage('#panel=heads&heads=4&lr=10&steps=200&batch=4&context=32');
+  try {
+    await p.click('#c-start');
+    const alert = p.locator('#c-runs .run-card.status-diverged .alert');
+    await alert.waitFor({ timeout: 30_000 });
+    assert.match(await alert.textContent(), /The loss blew up at step \d+: .*learning rate is too high.*paused/);
+    const restore = p.locator('#c-runs button[data-action="restore"]');
+    assert.match(await restore.textContent(), /Go back to the snapshot at step \d+ and continue with learning rate 1/);
+    await restore.click();
+    await p.waitForFunction(() => document.querySelector('#c-runs .run-card.status-running, #c-runs .run-card.status-done'));
+    await p.click('#c-stop');
+    await p.waitForSelector('html[data-comparison="done"]');
+  } finally {
+    await p.close();
+  }
+});
+
+test('a worker that dies is reported and restarted from its last snapshot; the curves are kept', async () => {
+  const p = await openPage('#panel=heads&heads=4&steps=80&batch=4&context=32');
+  try {
+    await p.click('#c-start');
+    await p.waitForFunction(() => (globalThis.mhaDebug.runs()[0]?.lastFull?.step ?? 0) >= 16);
+    await p.evaluate(() => globalThis.mhaDebug.crash('H4'));
+    await p.waitForFunction(() => /stopped unexpectedly at step \d+.*restarted from its snapshot at step \d+/.test(document.getElementById('c-status').textContent));
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    const run = await p.evaluate(() => {
+      const r = globalThis.mhaDebug.runs()[0];
+      return { restarts: r.restarts, train: r.train.step, val: r.val.step, status: r.status };
+    });
+    assert.equal(run.restarts, 1);
+    assert.equal(run.status, 'done');
+    assert.deepEqual(run.train, Array.from({ length: 80 }, (_, i) => i + 1));  // every step once, in order
+    assert.equal(run.val[0], 0);
+    assert.equal(run.val.at(-1), 80);
+  } finally {
+    await p.close();
+  }
+});
+
+// ------------------------------------------------------------------------------------------ URL and embedding
+test('every setting round-trips through the URL, and hide= removes controls', async () => {
+  const p = await openPage('#panel=inside&heads=2,4&cD=32&steps=50&lr=0.01&itext=Hello+world&kvKv=1&hide=corpus,lr&wx=1,2,3,4,5,6,7,8,9,10,11,12');
+  try {
+    assert.equal(await p.locator('#panel-inside').isVisible(), true);
+    assert.equal(await p.locator('#panel-heads').isHidden(), true);
+    await p.click('button[data-panel="all"]');
+    assert.equal(await p.inputValue('#c-heads'), '2,4');
+    assert.equal(await p.inputValue('#c-D'), '32');
+    assert.equal(await p.inputValue('#c-steps'), '50');
+    assert.equal(await p.inputValue('#c-lr'), '0.01');
+    assert.equal(await p.inputValue('#i-text'), 'Hello world');
+    assert.equal(await p.inputValue('#k-Kv'), '1');
+    assert.equal(await p.locator('[data-control="corpus"]').isHidden(), true);
+    assert.equal(await p.locator('[data-control="lr"]').isHidden(), true);
+    assert.equal(await p.locator('#w-x input').first().inputValue(), '1');
+    await p.fill('#c-steps', '70');
+    await p.waitForFunction(() => location.hash.includes('steps=70'));
+    const hash = await p.evaluate(() => location.hash);
+    for (const part of ['heads=2%2C4', 'cD=32', 'lr=0.01', 'itext=Hello+world', 'kvKv=1', 'hide=corpus%2Clr']) assert.ok(hash.includes(part), hash);
+    // the same link in a new tab gives the same page
+    const q = await openPage(hash);
+    assert.equal(await q.inputValue('#c-steps'), '70');
+    assert.equal(await q.inputValue('#c-heads'), '2,4');
+    await q.close();
+  } finally {
+    await p.close();
+  }
+});
+
+test('nonsense URL values fall back to defaults, and the page names them', async () => {
+  const p = await openPage('#panel=nowhere&steps=abc&heads=3,x&lr=-1&hide=everything');
+  try {
+    const notice = await p.locator('#link-notice').textContent();
+    for (const part of ['panel=“nowhere”', 'steps=“abc”', 'heads=“3,x”', 'lr=“-1”', 'hide=“everything”']) assert.ok(notice.includes(part), notice);
+    assert.equal(await p.inputValue('#c-steps'), '300');
+    assert.equal(await p.inputValue('#c-heads'), '1,4,8');
+  } finally {
+    await p.close();
+  }
+});
+
+test('embed mode: one panel inside <iframe sandbox="allow-scripts"> on a course page, its height posted, training works', async () => {
+  const p = await context.newPage();
+  watch(p);
+  await p.goto(hostBase);
+  const frame = p.frameLocator('#lab');
+  await frame.locator('html[data-ready="true"]').waitFor();
+  assert.equal(await frame.locator('.masthead').isHidden(), true);
+  assert.equal(await frame.locator('#panel-reshape').isHidden(), true);
+  assert.equal(await frame.locator('#panel-heads').isVisible(), true);
+  assert.equal(await frame.locator('[data-control="corpus"]').isHidden(), true);
+  assert.equal(await frame.locator('[data-control="lr"]').isHidden(), true);
+  assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');  // really sandboxed: opaque origin
+  await frame.locator('#c-start').click();
+  await frame.locator('html[data-comparison="done"]').waitFor({ timeout: 60_000 });
+  assert.equal(await frame.locator('#c-runs .run-card').count(), 3);
+  const heights = await p.evaluate(() => window.heights);
+  assert.ok(heights.length >= 2 && heights.every((h) => h > 200), JSON.stringify(heights));
+  const iframeHeight = await p.locator('#lab').evaluate((f) => f.getBoundingClientRect().height);
+  assert.ok(Math.abs(iframeHeight - heights.at(-1)) <= 1, `${iframeHeight} vs ${heights.at(-1)}`);
+  await p.close();
+});
+
+test('keyboard only: choose a panel, start training, open a head', async () => {
+  const p = await openPage(`#${QUICK}&panel=all`);
+  try {
+    const tabTo = async (selector, max = 80) => {
+      for (let i = 0; i < max; ++i) {
+        await p.keyboard.press('Tab');
+        if (await p.evaluate((s) => document.activeElement?.matches(s), selector)) return;
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    await tabTo('button[data-panel="heads"]');
+    await p.keyboard.press('Enter');
+    assert.equal(await p.locator('#panel-reshape').isHidden(), true);
+    await tabTo('#c-start');
+    // a visible focus ring
+    assert.notEqual(await p.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'none');
+    await p.keyboard.press('Enter');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    await p.evaluate(() => document.activeElement.blur());
+    await p.evaluate(() => window.scrollTo(0, 0));
+    await tabTo('button[data-panel="inside"]');
+    await p.keyboard.press('Enter');
+    await p.waitForSelector('#i-grid .thumb-button');
+    await tabTo('#i-grid .thumb-button[data-layer="1"][data-head="0"]');
+    await p.keyboard.press('Enter');
+    await p.waitForFunction(() => document.querySelector('#i-detail .heatmap-title')?.textContent === 'layer 1, head 0');
+    await tabTo('#i-detail canvas');
+    await p.keyboard.press('ArrowDown');
+    assert.match(await p.locator('#i-detail .readout').textContent(), /query “.*” \(1\) → key “.*” \(0\): 0\.\d{3}/);
+  } finally {
+    await p.close();
+  }
+});
+
+// ------------------------------------------------------------------------------------------ screenshots
+test('screenshots of the lab at 1280x800 and 390x844, no sideways scrolling at 390 px', async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  const p = await openPage(`#${QUICK}&panel=all`);
+  try {
+    await trainAll(p);
+    await p.waitForTimeout(800);
+    await p.evaluate(() => document.activeElement?.blur());
+    await p.locator('#panel-heads').scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(OUTPUT, 'lab-heads-1280.png') });
+    await p.locator('#panel-inside').scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(OUTPUT, 'lab-inside-1280.png') });
+    await p.screenshot({ path: join(OUTPUT, 'lab-full-1280.png'), fullPage: true });
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.waitForTimeout(400);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the 390 px viewport`);
+    await p.locator('#panel-heads').scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(OUTPUT, 'lab-heads-390.png') });
+    await p.screenshot({ path: join(OUTPUT, 'lab-full-390.png'), fullPage: true });
+  } finally {
+    await p.close();
+  }
+});
+
+test('no request left 127.0.0.1 during the run', () => {
+  assert.deepEqual(foreignRequests, []);
+});
+
+test('no console errors or page errors during the run (besides the deliberate worker crash)', () => {
+  assert.deepEqual(consoleErrors.filter((m) => !m.includes('mha-test-crash')), []);
+});

@@ -1,0 +1,341 @@
+// Panel 4, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the final
+// table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers come
+// from the core in the workers, the pictures from the views.
+import { constants, parameterLedger } from '../engine.js';
+import { loadCorpus, utf8Bytes } from '../data.js';
+import { Run } from '../runs.js';
+import { CurvesView } from '../views/curves_view.js';
+import { count, download, el, table } from '../views/dom.js';
+
+const SETTINGS = {
+  evalPoints: 15,          // validation measurements per run (plus step 0)
+  snapshots: 10,           // snapshots per run for scrubbing (plus step 0)
+  warmupFraction: 0.1,     // warm-up steps as a fraction of the schedule
+  minLrFraction: 0.1,      // the cosine ends at this fraction of the peak learning rate
+  drawMs: 250,             // redraw curves and progress at most this often while training
+};
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, runsChanged(event), readable(msg) }
+ */
+export function setupHeads(app) {
+  const ui = {
+    heads: $('c-heads'), D: $('c-D'), layers: $('c-layers'), context: $('c-context'), batch: $('c-batch'),
+    steps: $('c-steps'), lr: $('c-lr'), seed: $('c-seed'), corpus: [...document.querySelectorAll('input[name="corpus"]')],
+    text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
+    start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
+    error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
+  };
+  const curves = new CurvesView($('c-chart'), { valuesRoot: $('c-values') });
+  const fields = [['heads', ui.heads], ['cD', ui.D], ['layers', ui.layers], ['context', ui.context], ['batch', ui.batch],
+    ['steps', ui.steps], ['lr', ui.lr], ['cseed', ui.seed]];
+  let corpusText = '';
+  let pastedText = '';
+
+  // ---------------------------------------------------------------- settings <-> controls
+  function show() {
+    const s = app.state;
+    ui.heads.value = s.heads.join(',');
+    ui.D.value = s.cD;
+    ui.layers.value = s.layers;
+    ui.context.value = s.context;
+    ui.batch.value = s.batch;
+    ui.steps.value = s.steps;
+    ui.lr.value = s.lr;
+    ui.seed.value = s.cseed;
+    for (const r of ui.corpus) r.checked = r.value === s.corpus;
+    ui.textField.hidden = s.corpus !== 'pasted';
+    checkText();
+  }
+
+  function read() {
+    const s = app.state;
+    const num = (inp) => (inp.value.trim() === '' ? NaN : Number(inp.value));
+    s.heads = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+    s.cD = num(ui.D);
+    s.layers = num(ui.layers);
+    s.context = num(ui.context);
+    s.batch = num(ui.batch);
+    s.steps = num(ui.steps);
+    s.lr = num(ui.lr);
+    s.cseed = num(ui.seed);
+    s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
+    ui.textField.hidden = s.corpus !== 'pasted';
+    app.save();
+    checkText();
+    app.paramsChanged?.();
+  }
+
+  // the settings as the workers take them, or a sentence about what is wrong
+  function runSettings() {
+    const s = app.state;
+    const whole = (v, lo, hi, name) => (Number.isInteger(v) && v >= lo && v <= hi ? null : `${name} must be a whole number from ${lo} to ${hi}.`);
+    const err = whole(s.cD, 8, 256, 'D') ?? whole(s.layers, 1, 4, 'Layers') ?? whole(s.context, 8, 128, 'The context T')
+      ?? whole(s.batch, 1, 64, 'The batch B') ?? whole(s.steps, 1, 5000, 'Steps') ?? whole(s.cseed, 0, 2147483647, 'The seed')
+      ?? (Number.isFinite(s.lr) && s.lr > 0 && s.lr <= 10 ? null : 'The learning rate must be above 0 and at most 10.')
+      ?? (s.heads.length >= 1 && s.heads.length <= 4 && s.heads.every((h) => Number.isInteger(h) && h >= 1 && h <= 64)
+        ? null : 'Head counts: one to four whole numbers from 1 to 64, separated by commas.')
+      ?? (new Set(s.heads).size === s.heads.length ? null : 'Each head count once, please.');
+    if (err) return { error: err };
+    const bad = s.heads.find((h) => s.cD % h !== 0);
+    if (bad !== undefined) return { error: `D = ${s.cD} is not divisible by H = ${bad}: every head needs the same number of channels.` };
+    return {
+      dModel: s.cD, nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
+      warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction, seed: s.cseed,
+      evalEvery: Math.max(1, Math.round(s.steps / SETTINGS.evalPoints)),
+      snapshotEvery: Math.max(1, Math.round(s.steps / SETTINGS.snapshots)),
+    };
+  }
+
+  function checkText() {
+    if (app.state.corpus !== 'pasted') {
+      ui.textInfo.textContent = corpusText ? `${count(corpusText.length)} characters.` : '';
+      return;
+    }
+    const bytes = utf8Bytes(ui.text.value);
+    const limit = constants().maxTextBytes;
+    const need = Math.ceil((app.state.context + 1) / 0.1);
+    ui.textInfo.textContent = `${count(ui.text.value.length)} characters (${count(bytes)} bytes of UTF-8). ` +
+      `Needed: at least about ${count(need)} characters for T = ${app.state.context}; at most ${count(limit)} bytes (8 MiB).`;
+  }
+
+  // ---------------------------------------------------------------- runs
+  const runs = () => [...app.runs.values()];
+
+  async function startAll() {
+    showError('');
+    const settings = runSettings();
+    if (settings.error) return showError(settings.error);
+    let text;
+    if (app.state.corpus === 'pasted') {
+      text = pastedText = ui.text.value;
+      if (utf8Bytes(text) > constants().maxTextBytes) {
+        return showError(`The text is ${(utf8Bytes(text) / 1048576).toFixed(1)} MiB; at most 8 MiB is supported. Use a shorter text.`);
+      }
+    } else {
+      try {
+        text = corpusText = await loadCorpus();
+      } catch (e) {
+        return showError(String(e.message ?? e));
+      }
+    }
+    for (const r of runs()) r.dispose();
+    app.runs.clear();
+    for (const H of app.state.heads) {
+      const run = new Run({ key: `H${H}`, label: `H = ${H}`, settings: { ...settings, nHeads: H }, text, onEvent });
+      app.runs.set(run.key, run);
+    }
+    app.runsChanged({ type: 'reset' });
+    ui.status.textContent = 'Setting up the workers…';
+    draw();
+  }
+
+  async function loadFile(file) {
+    showError('');
+    if (!file) return;
+    const settings = runSettings();
+    if (settings.error) return showError(settings.error);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let text;
+    try {
+      text = app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
+    } catch (e) {
+      return showError(String(e.message ?? e));
+    }
+    app.runs.get('upload')?.dispose();
+    const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
+    const run = new Run({ key: 'upload', label: `file ${name}`, settings: { ...settings, nHeads: 0 }, text, checkpoint: bytes, onEvent });
+    app.runs.set('upload', run);
+    app.runsChanged({ type: 'reset' });
+    draw();
+  }
+
+  function onEvent(e) {
+    const { run, type } = e;
+    if (type === 'ready') {
+      // a loaded file brings its own model: take its sizes for the table and the worker's settings
+      if (run.key === 'upload') {
+        run.settings = { ...run.settings, nHeads: run.facts.nHeads, dModel: run.facts.dModel, nLayers: run.facts.nLayers, context: run.facts.context };
+        run.label = `file (H = ${run.facts.nHeads})`;
+      } else if (runs().every((r) => r.status !== 'starting' && r.status !== 'failed')) {
+        for (const r of runs()) if (r.key !== 'upload') r.start();
+      }
+    }
+    if (type === 'failed') showError(`${run.label}: ${app.readable(e.error)}`);
+    if (type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
+    if (type === 'died') {
+      ui.status.textContent = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
+        `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
+    }
+    if (type === 'restarted') ui.status.textContent += ` ${run.label} is running again.`;
+    app.runsChanged(e);
+    schedule(type !== 'progress' && type !== 'val' && type !== 'snapshot');
+  }
+
+  // ---------------------------------------------------------------- drawing (at most once per frame)
+  // while training, progress arrives dozens of times a second from each worker: redraw at most every
+  // SETTINGS.drawMs, in an animation frame, so the main thread stays idle (no long tasks)
+  let frame = 0, timer = 0, lastDraw = 0;
+  function schedule(now = false) {
+    if (frame || timer) return;
+    const wait = now ? 0 : Math.max(0, SETTINGS.drawMs - (performance.now() - lastDraw));
+    timer = setTimeout(() => {
+      timer = 0;
+      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
+    }, wait);
+  }
+
+  function draw() {
+    const all = runs();
+    const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
+    curves.update({ runs: all.map((r) => ({ label: r.label, train: r.train, val: r.val })), baseline });
+    const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
+    const running = all.some((r) => r.status === 'running');
+    const paused = all.some((r) => r.status === 'paused' || r.status === 'ready');
+    ui.pause.disabled = !running && !paused;
+    ui.pause.textContent = running || !paused ? 'Pause' : 'Resume';
+    ui.pause.setAttribute('aria-pressed', String(!running && paused));
+    ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready', 'diverged'].includes(r.status));
+    ui.csv.disabled = !all.some((r) => r.val.step.length);
+    ui.start.textContent = all.length ? 'Train again' : 'Train';
+    const nodes = all.map(runCard);
+    if (nodes.length !== ui.runs.children.length || nodes.some((n, i) => ui.runs.children[i] !== n)) ui.runs.replaceChildren(...nodes);
+    for (const r of cards.keys()) if (!all.includes(r)) cards.delete(r);
+    drawFinal(all);
+    if (!all.length) ui.status.textContent = '';
+    else if (all.every((r) => r.status === 'done')) {
+      const wall = Math.max(...all.map((r) => r.wallSeconds));
+      ui.status.textContent = `Done: ${all.length} runs in ${wall.toFixed(1)} s of wall time.`;
+      document.documentElement.dataset.comparison = 'done';
+    } else if (active && !ui.status.textContent.includes('restarted')) ui.status.textContent = running ? 'Training…' : ui.status.textContent;
+  }
+
+  // one card per run, updated in place (a button inside keeps its focus while the other runs train on)
+  const cards = new Map();
+  function runCard(run) {
+    let c = cards.get(run);
+    if (!c) {
+      c = { title: el('h3', {}), progress: el('progress', {}), facts: el('p', { class: 'run-facts' }), extra: el('div', {}), shown: '' };
+      c.card = el('div', { class: 'run-card', 'data-run': run.key }, c.title, c.progress, c.facts, c.extra);
+      cards.set(run, c);
+    }
+    const steps = run.settings.steps;
+    const pct = Math.min(100, (100 * run.stepsDone) / steps);
+    const left = run.secondsLeft();
+    const val = run.val.loss.at(-1);
+    c.card.className = `run-card status-${run.status}`;
+    c.title.replaceChildren(run.label, ' ', el('span', { class: 'muted' }, run.facts ? `${count(run.facts.params)} parameters` : ''));
+    c.progress.max = steps;
+    c.progress.value = run.stepsDone;
+    c.progress.setAttribute('aria-label', `${run.label}: ${Math.round(pct)}% of the steps done`);
+    c.facts.textContent = [
+      statusWord(run),
+      `step ${run.stepsDone} / ${steps}`,
+      run.seconds > 0 ? `${count(run.tokensPerSecond())} tokens/s` : '',
+      run.status === 'running' && Number.isFinite(left) ? `about ${Math.ceil(left)} s left` : '',
+      val !== undefined ? `val ${val.toFixed(3)}` : '',
+    ].filter(Boolean).join(' · ');
+    const shown = `${run.status}|${run.diverged?.step}|${run.error}`;
+    if (c.shown !== shown) {
+      c.shown = shown;
+      c.extra.replaceChildren(...extras(run));
+    }
+    return c.card;
+  }
+
+  // what a card says beyond the numbers: a blow-up and the way back, a failure, a loaded file's choices
+  function extras(run) {
+    const out = [];
+    const steps = run.settings.steps;
+    if (run.status === 'diverged' && run.diverged) {
+      const d = run.diverged;
+      const back = run.lastFull && run.lastFull.step < d.step ? run.lastFull.step : null;
+      out.push(el('p', { class: 'alert', role: 'alert' },
+        `The loss blew up at step ${d.step + 1}: ${Number.isFinite(d.loss) ? d.loss.toFixed(1) : 'not a number'}, above ` +
+        `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, twice the loss of guessing uniformly). ` +
+        'The learning rate is too high for this model; the run is paused.'));
+      if (back !== null) {
+        const lower = +(run.settings.lr / 10).toPrecision(2);
+        const b = el('button', { type: 'button', class: 'button', 'data-action': 'restore' },
+          `Go back to the snapshot at step ${back} and continue with learning rate ${lower}`);
+        b.addEventListener('click', async () => {
+          const r = await run.restoreLastGood({ lr: lower });
+          if (!r.ok) return showError(app.readable(r.error));
+          run.start();
+        });
+        out.push(b);
+      }
+    }
+    if (run.key === 'upload' && run.status === 'ready') {
+      const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
+      b.addEventListener('click', () => run.start());
+      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 5, or train it further on the chosen text.`), b);
+    }
+    if (run.status === 'failed') out.push(el('p', { class: 'alert', role: 'alert' }, app.readable(run.error)));
+    return out;
+  }
+
+  function drawFinal(all) {
+    const done = all.filter((r) => r.status === 'done');
+    ui.samples.replaceChildren(...done.filter((r) => r.sample).map((r) => el('figure', { class: 'sample' },
+      el('figcaption', {}, `Sample from ${r.label} after ${r.stepsDone} steps`), el('pre', {}, r.sample))));
+    if (!done.length) return ui.final.replaceChildren();
+    const rows = all.map((r) => [r.label, r.facts ? count(r.facts.params) : '–',
+      r.val.loss.length ? r.val.loss.at(-1).toFixed(3) : '–',
+      r.train.loss.length ? r.train.loss.at(-1).toFixed(3) : '–',
+      r.status === 'done' ? `${r.wallSeconds.toFixed(1)} s` : statusWord(r),
+      r.seconds > 0 ? count(r.tokensPerSecond()) : '–']);
+    const same = new Set(all.filter((r) => r.facts).map((r) => r.facts.params)).size === 1;
+    ui.final.replaceChildren(table(
+      `Final numbers. ${same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : ''}`,
+      ['run', 'parameters', 'final validation loss', 'last training loss', 'wall time', 'tokens/s'], rows, { class: 'final-table' }));
+  }
+
+  function statusWord(run) {
+    return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
+      done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
+  }
+
+  function showError(message) {
+    ui.error.textContent = message ? app.readable(message) : '';
+    ui.error.hidden = !message;
+  }
+
+  // ---------------------------------------------------------------- CSV
+  function csv() {
+    const lines = ['run,heads,step,train_loss,val_loss'];
+    for (const r of runs()) {
+      const val = new Map(r.val.step.map((s, i) => [s, r.val.loss[i]]));
+      const train = new Map(r.train.step.map((s, i) => [s, r.train.loss[i]]));
+      const steps = [...new Set([...val.keys(), ...train.keys()])].sort((a, b) => a - b);
+      for (const s of steps) lines.push([`"${r.label.replace(/"/g, '""')}"`, r.settings.nHeads, s, train.get(s) ?? '', val.get(s) ?? ''].join(','));
+    }
+    download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), 'mha-sandbox-curves.csv');
+  }
+
+  // ---------------------------------------------------------------- events
+  for (const [, inp] of fields) inp.addEventListener('change', read);
+  for (const [, inp] of fields) inp.addEventListener('input', read);
+  for (const r of ui.corpus) r.addEventListener('change', read);
+  ui.text.addEventListener('input', checkText);
+  ui.start.addEventListener('click', startAll);
+  ui.pause.addEventListener('click', () => {
+    const running = runs().some((r) => r.status === 'running');
+    for (const r of runs()) if (running) r.pause(); else r.start();
+    draw();
+  });
+  ui.stop.addEventListener('click', () => runs().forEach((r) => r.stop()));
+  ui.csv.addEventListener('click', csv);
+  ui.upload.addEventListener('change', () => { loadFile(ui.upload.files[0]); ui.upload.value = ''; });
+  loadCorpus().then((t) => { corpusText = t; checkText(); }, () => {});
+
+  return {
+    show,
+    /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
+    vocabSize: () => runs().find((r) => r.facts)?.facts.vocabSize ?? null,
+    corpusText: () => corpusText,
+    parameterLedger,
+  };
+}

@@ -1,0 +1,247 @@
+// Panel 5, "Look inside": the layers × heads grid of one run's attention on a typed sentence, a large map of the
+// chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the snapshots.
+// Every request goes to the run's worker (its inspector session), so the page never computes attention itself.
+import { constants } from '../engine.js';
+import { attentionLegend } from '../views/attention_view.js';
+import { download, el } from '../views/dom.js';
+import { HeadGridView } from '../views/head_grid_view.js';
+import { HeatmapView } from '../views/heatmap_view.js';
+
+const SETTINGS = {
+  liveRefreshMs: 1000,   // during training the maps follow the run at most this often
+};
+
+const $ = (id) => document.getElementById(id);
+
+// characters as heatmap labels: blanks made visible
+function shown(ch) {
+  return ch === ' ' ? '␣' : ch === '\n' ? '↵' : ch === '\t' ? '⇥' : ch;
+}
+
+/**
+ * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, readable(msg) }
+ */
+export function setupInside(app) {
+  const ui = {
+    empty: $('i-empty'), body: $('i-body'), runs: $('i-runs'), text: $('i-text'), textInfo: $('i-text-info'),
+    step: $('i-step'), stepOut: $('i-step-out'), tie: $('i-tie'), loss: $('i-loss'), error: $('i-error'),
+    grid: $('i-grid'), detail: $('i-detail'), scores: $('i-scores'), png: $('i-png'), model: $('i-model'),
+    thresholds: $('i-thresholds'), panel: $('panel-inside'),
+  };
+  $('i-legend').append(attentionLegend());
+  const grid = new HeadGridView(ui.grid, { onSelect: (l, h) => { selected = { l, h }; drawDetail(); } });
+  const big = new HeatmapView(ui.detail, { head: 0, title: 'layer 0, head 0' });
+  let selected = { l: 0, h: 0 };
+  let result = null;          // the last inspection: {maps, scores, valBase, valModified}
+  const ablated = new Set();  // 'l,h'
+  let snapIndex = -1;         // -1: live (the run's current weights)
+  let busy = false, again = false, lastLive = 0, runsFrame = 0, pending = false, inView = false;
+
+  const c = constants();
+  ui.thresholds.textContent = `Labels, first match wins: induction head if its induction score ≥ ${c.inductionThreshold}; ` +
+    `previous-token head if previous ≥ ${c.previousThreshold}; first-token head if first ≥ ${c.firstThreshold}; ` +
+    `broad if its entropy ≥ ${c.broadThreshold} × the uniform maximum; otherwise mixed.`;
+
+  let chosenKey = '';         // the run chosen by hand (a loaded file may have as many heads as a trained run)
+  const current = () => app.runs.get(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
+    ?? [...app.runs.values()][0] ?? null;
+
+  // ---------------------------------------------------------------- the run list and the slider
+  function drawRuns() {
+    const all = [...app.runs.values()].filter((r) => r.facts);
+    ui.empty.hidden = all.length > 0;
+    ui.body.hidden = all.length === 0;
+    if (!all.length) return;
+    const run = current();
+    const keys = all.map((r) => r.key).join(',');
+    if (ui.runs.dataset.keys !== keys) {
+      ui.runs.dataset.keys = keys;
+      ui.runs.replaceChildren(...all.map((r) => {
+        const input = el('input', { type: 'radio', name: 'inside-run', value: r.key });
+        input.addEventListener('change', () => {
+          chosenKey = r.key;
+          app.state.irun = r.key === 'upload' ? (r.facts?.nHeads ?? app.state.irun) : r.settings.nHeads;
+          app.save();
+          ablated.clear();
+          ui.tie.checked = false;
+          snapIndex = -1;
+          refresh(true);
+        });
+        return el('label', {}, input, r.label);
+      }));
+    }
+    for (const input of ui.runs.querySelectorAll('input')) input.checked = input.value === run?.key;
+    const n = run?.snapshots.length ?? 0;
+    ui.step.max = String(n);  // 0..n-1 the snapshots, n: live
+    if (snapIndex < 0) ui.step.value = String(n);
+    const step = snapIndex < 0 ? run?.stepsDone : run?.snapshots[snapIndex]?.step;
+    ui.stepOut.textContent = snapIndex < 0 ? `${step ?? 0} (latest${run?.status === 'running' ? ', training' : ''})` : `${step} (snapshot)`;
+    ui.step.setAttribute('aria-valuetext', ui.stepOut.textContent);
+  }
+
+  // ---------------------------------------------------------------- asking the worker
+  async function refresh(withLoss) {
+    if (ui.panel.hidden || !inView) {
+      // nobody sees it: ask the worker when the panel comes into view (onShow), not now
+      pending = pending === 'loss' || withLoss ? 'loss' : true;
+      return;
+    }
+    const run = current();
+    if (!run || !run.facts || run.status === 'failed' || run.status === 'restarting') return;
+    if (busy) {
+      again = again === 'loss' || withLoss ? 'loss' : true;
+      return;
+    }
+    busy = true;
+    const text = app.state.itext;
+    const source = snapIndex < 0 ? 'live' : run.snapshots[snapIndex].bytes.slice();
+    const ablate = [...ablated].map((k) => k.split(',').map(Number));
+    const r = await run.request('inspect', { text, source, ablate, tie: ui.tie.checked, withLoss: !!withLoss });
+    busy = false;
+    if (r.ok) {
+      result = { ...r, valBase: r.valBase ?? result?.valBase, valModified: r.valModified ?? result?.valModified, stale: !withLoss };
+      showError('');
+      draw(run);
+    } else {
+      showError(app.readable(r.error));
+    }
+    if (again) {
+      const loss = again === 'loss';
+      again = false;
+      refresh(loss);
+    }
+  }
+
+  // ---------------------------------------------------------------- drawing
+  function draw(run) {
+    const { maps, scores } = result;
+    const T = maps.T;
+    grid.update({ L: maps.L, H: maps.H, T, att: maps.att, labels: scores.labels, ablated, tied: ui.tie.checked });
+    if (selected.l >= maps.L || selected.h >= maps.H) selected = { l: 0, h: 0 };
+    ui.textInfo.textContent = `${T} characters${maps.truncated ? ` (the first ${T}: the context)` : ''}` +
+      `${maps.unknown ? `, ${maps.unknown} not in the vocabulary (read as the unknown symbol)` : ''}`;
+    // the large map and the table in the next frames: no single long task while the workers train
+    const shown = result;
+    requestAnimationFrame(() => {
+      if (result !== shown) return;
+      drawDetail();
+      requestAnimationFrame(() => {
+        if (result !== shown) return;
+        drawScores(maps, scores);
+        document.documentElement.dataset.inside = String((Number(document.documentElement.dataset.inside) || 0) + 1);
+      });
+    });
+    const base = result.valBase, mod = result.valModified;
+    const changed = ablated.size > 0 || ui.tie.checked;
+    if (base === undefined) ui.loss.textContent = '';
+    else if (!changed) ui.loss.textContent = `Validation loss of this model: ${base.toFixed(3)}.`;
+    else ui.loss.textContent = `Validation loss: ${base.toFixed(3)} as trained; ${mod.toFixed(3)} with ` +
+      `${[ablated.size ? `${ablated.size} head${ablated.size > 1 ? 's' : ''} switched off` : '', ui.tie.checked ? 'all heads tied' : ''].filter(Boolean).join(' and ')} ` +
+      `(${mod >= base ? '+' : '−'}${Math.abs(mod - base).toFixed(3)}).`;
+    ui.model.disabled = !run;
+  }
+
+  function drawDetail() {
+    if (!result) return;
+    const { maps } = result;
+    const { l, h } = selected, T = maps.T, TT = T * T;
+    big.update({ tokens: maps.tokens.map(shown), T, weights: maps.att.subarray((l * maps.H + h) * TT, (l * maps.H + h + 1) * TT),
+      title: `layer ${l}, head ${h}`, unit: 'character' });
+  }
+
+  function drawScores(maps, scores) {
+    const head = el('tr', {}, ...['layer', 'head', 'previous-token', 'first-token', 'entropy (nats) / uniform',
+      `induction (probe of ${scores.probeLen})`, 'label', 'switched on'].map((c) => el('th', { scope: 'col' }, c)));
+    const body = el('tbody');
+    for (let l = 0; l < maps.L; ++l)
+      for (let h = 0; h < maps.H; ++h) {
+        const i = l * maps.H + h, key = `${l},${h}`;
+        const box = el('input', { type: 'checkbox', 'aria-label': `Layer ${l} head ${h} switched on`, 'data-ablate': key });
+        box.checked = !ablated.has(key);
+        box.addEventListener('change', () => {
+          if (box.checked) ablated.delete(key); else ablated.add(key);
+          refresh(true);
+        });
+        body.append(el('tr', {}, el('td', {}, l), el('th', { scope: 'row' }, h),
+          el('td', {}, scores.previous[i].toFixed(2)), el('td', {}, scores.first[i].toFixed(2)),
+          el('td', {}, `${scores.entropy[i].toFixed(2)} / ${scores.maxEntropy[i].toFixed(2)}`),
+          el('td', {}, scores.induction[i].toFixed(2)), el('td', {}, ablated.has(key) ? `${scores.labels[i]} (off)` : scores.labels[i]),
+          el('td', {}, box)));
+      }
+    ui.scores.replaceChildren(
+      el('p', { class: 'table-caption', id: 'i-scores-caption' }, 'Scores of every head. Previous-token, first-token and ' +
+        'entropy are measured on your sentence; the induction score on a fixed random sequence [unknown symbol, r, r] ' +
+        'whose second half repeats the first. Untick a head to switch it off (its output becomes zero) and see the ' +
+        'validation loss change.'),
+      el('table', { class: 'scores-table', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
+        el('thead', {}, head), body));
+  }
+
+  function showError(message) {
+    ui.error.textContent = message;
+    ui.error.hidden = !message;
+  }
+
+  // ---------------------------------------------------------------- events
+  new IntersectionObserver((entries) => {
+    inView = entries.some((e) => e.isIntersecting);
+    if (inView) api.onShow();
+  }).observe(ui.panel);
+  ui.text.value = app.state.itext;
+  let typing = 0;
+  ui.text.addEventListener('input', () => {
+    app.state.itext = ui.text.value;
+    app.save();
+    clearTimeout(typing);
+    typing = setTimeout(() => refresh(false), 120);
+  });
+  ui.step.addEventListener('input', () => {
+    const run = current();
+    const v = Number(ui.step.value);
+    snapIndex = run && v < run.snapshots.length ? v : -1;
+    drawRuns();
+    refresh(true);
+  });
+  ui.tie.addEventListener('change', () => refresh(true));
+  ui.png.addEventListener('click', () => {
+    const canvas = ui.detail.querySelector('canvas');
+    canvas?.toBlob((b) => b && download(b, `attention-${current()?.key ?? 'run'}-layer${selected.l}-head${selected.h}.png`));
+  });
+  ui.model.addEventListener('click', async () => {
+    const run = current();
+    if (!run) return;
+    const r = await run.request('snapshot', { withOptimizer: true });
+    if (!r.ok) return showError(app.readable(r.error));
+    download(new Blob([r.bytes], { type: 'application/octet-stream' }), `mha-sandbox-${run.key}-step${r.step}.safetensors`);
+  });
+
+  const api = {
+    /** a run changed: new runs, progress, a snapshot, the end */
+    onRunEvent(e) {
+      if (!runsFrame) runsFrame = requestAnimationFrame(() => { runsFrame = 0; drawRuns(); });
+      const run = current();
+      if (!run || e.run !== run) return;
+      if (e.type === 'ready' || e.type === 'done' || e.type === 'restored' || e.type === 'restarted') refresh(true);
+      else if ((e.type === 'progress' || e.type === 'val') && snapIndex < 0 && performance.now() - lastLive > SETTINGS.liveRefreshMs) {
+        lastLive = performance.now();
+        refresh(e.type === 'val');
+      }
+    },
+    /** the panel became visible: catch up on what it skipped while hidden */
+    onShow() {
+      if (!pending) return;
+      const loss = pending === 'loss';
+      pending = false;
+      refresh(loss);
+    },
+    onReset() {
+      result = null;
+      chosenKey = '';
+      ablated.clear();
+      ui.tie.checked = false;
+      snapIndex = -1;
+      drawRuns();
+    },
+  };
+  return api;
+}

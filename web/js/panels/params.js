@@ -1,0 +1,85 @@
+// Panel 6, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head count:
+// equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic with Llama-2-70B as the worked example.
+import { kvArithmetic, parameterLedger } from '../engine.js';
+import { count, el, table } from '../views/dom.js';
+
+const $ = (id) => document.getElementById(id);
+const KV_FIELDS = [['kvL', 'k-L'], ['kvD', 'k-D'], ['kvH', 'k-H'], ['kvKv', 'k-Kv'], ['kvHs', 'k-Hs'], ['kvCtx', 'k-Ctx'],
+  ['kvB', 'k-B'], ['kvBytes', 'k-Bytes']];
+const LLAMA_2_70B = { kvL: 80, kvD: 8192, kvH: 64, kvKv: 8, kvHs: 128, kvCtx: 4096, kvB: 8, kvBytes: 2 };
+const SHIPPED_VOCAB = 62;  // V of the shipped corpus (61 characters + the unknown symbol), until a run says
+
+/**
+ * @param {object} app shared page state: { state, save(), readable(msg), vocabSize() }
+ */
+export function setupParams(app) {
+  const ledgerRoot = $('p-ledger'), kvRoot = $('p-kv'), kvError = $('k-error');
+
+  function drawLedger() {
+    const s = app.state;
+    const V = app.vocabSize?.() ?? SHIPPED_VOCAB;
+    const heads = s.heads.filter((h) => Number.isInteger(h) && h >= 1);
+    const ledgers = heads.map((H) => parameterLedger({ vocab: V, dModel: s.cD, nHeads: H, nLayers: s.layers, context: s.context, mlp: true }));
+    const bad = ledgers.find((l) => !l.ok);
+    if (!heads.length || bad) {
+      ledgerRoot.replaceChildren(el('p', { class: 'alert', role: 'alert' }, bad ? app.readable(bad.error) : 'Choose the head counts in panel 4.'));
+      return;
+    }
+    const first = ledgers[0];
+    const rows = first.names.map((name, i) => [name, ...ledgers.map((l) => `${l.shapes[i]} = ${count(l.sizes[i])}`)]);
+    const attn = (l) => l.names.reduce((sum, n, i) => sum + (n.includes('.attn.') ? l.sizes[i] : 0), 0);
+    rows.push([el('strong', {}, 'attention (Q, K, V, O with biases)'), ...ledgers.map((l) => el('strong', {}, count(attn(l))))]);
+    rows.push([el('strong', {}, 'total'), ...ledgers.map((l) => el('strong', {}, count(l.total)))]);
+    const equal = new Set(ledgers.map((l) => l.total)).size === 1;
+    ledgerRoot.replaceChildren(table(
+      `Every tensor of the models in panel 4 (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
+      (equal ? `The totals are the same for H = ${heads.join(', ')}: ${count(first.total)} parameters; per layer the attention holds ` +
+        `4D² + 4D = ${count(4 * s.cD * s.cD + 4 * s.cD)}.` : 'The totals differ.'),
+      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger' }));
+  }
+
+  function drawKv() {
+    const s = app.state;
+    const shape = { layers: s.kvL, dModel: s.kvD, nHeads: s.kvH, nKvHeads: s.kvKv, headDim: s.kvHs, bias: false,
+      context: s.kvCtx, batch: s.kvB, bytesPerValue: s.kvBytes };
+    const bad = Object.entries(shape).find(([k, v]) => k !== 'bias' && !(Number.isInteger(v) && v >= 1));
+    const r = bad ? { ok: false, error: `${bad[0]} must be a whole number of at least 1.` } : kvArithmetic(shape);
+    kvError.textContent = r.ok ? '' : app.readable(r.error);
+    kvError.hidden = r.ok;
+    if (!r.ok) return kvRoot.replaceChildren();
+    const gib = (b) => `${(b / 2 ** 30).toLocaleString('en-US', { maximumFractionDigits: 3 })} GiB`;
+    const col = (name, kv, c, frac) => [name, String(kv), count(c.q), count(c.k), count(c.v), count(c.o), count(c.perLayer),
+      count(c.allLayers), `${count(c.kvCacheBytes)} bytes = ${gib(c.kvCacheBytes)}`, frac];
+    const rows = [
+      col('MHA', s.kvH, r.mha, '1'),
+      col(`GQA-${s.kvKv}`, s.kvKv, r.gqa, `${s.kvKv}/${s.kvH} = ${r.gqaFraction.toPrecision(3)}`),
+      col('MQA', 1, r.mqa, `1/${s.kvH} = ${r.mqaFraction.toPrecision(3)}`),
+    ];
+    kvRoot.replaceChildren(table(
+      `Attention parameters and KV cache for ${s.kvL} layers, D = ${count(s.kvD)}, H = ${s.kvH} query heads of d_h = ${s.kvHs}, ` +
+      `${count(s.kvCtx)} tokens of context, batch ${s.kvB}, ${s.kvBytes} bytes per value. ` +
+      'The defaults are Llama-2-70B (64 query heads sharing 8 KV heads).',
+      ['variant', 'KV heads', 'W_Q', 'W_K', 'W_V', 'W_O', 'per layer', 'all layers', 'KV cache', 'cache vs MHA'], rows, { class: 'kv-table' }));
+  }
+
+  function show() {
+    for (const [key, id] of KV_FIELDS) $(id).value = app.state[key];
+    drawLedger();
+    drawKv();
+  }
+
+  for (const [key, id] of KV_FIELDS) {
+    $(id).addEventListener('input', () => {
+      const v = $(id).value.trim();
+      app.state[key] = v === '' ? NaN : Number(v);
+      app.save();
+      drawKv();
+    });
+  }
+  $('k-llama').addEventListener('click', () => {
+    Object.assign(app.state, LLAMA_2_70B);
+    app.save();
+    show();
+  });
+  return { show, drawLedger };
+}

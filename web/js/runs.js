@@ -1,0 +1,294 @@
+// The player: one Run per training run, each driving its own Web Worker (worker.js). A Run keeps everything the
+// page draws — curves, snapshots, status, the sample — so that a worker that dies is replaced by a new one that
+// continues from the last full snapshot, and the curves are kept. No DOM in this file.
+import { opaqueOrigin } from './data.js';
+
+const SETTINGS = {
+  readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
+  maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
+};
+
+/**
+ * @typedef {{dModel: number, nHeads: number, nLayers: number, context: number, mlp: boolean, batch: number,
+ *            steps: number, warmup: number, lr: number, minLr: number, seed: number, evalEvery: number,
+ *            snapshotEvery: number}} RunSettings
+ * @typedef {'starting'|'ready'|'running'|'paused'|'diverged'|'done'|'failed'|'restarting'} RunStatus
+ * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives
+ */
+
+/**
+ * Starts a worker: a module worker where the origin allows it, else a classic worker from a blob URL that
+ * importScripts() the single-file wasm build and the bundled worker (no CORS needed for either).
+ * @param {boolean} forceClassic skip the module worker (after it failed once)
+ * @returns {Worker}
+ */
+export function spawnWorker(forceClassic = false) {
+  if (!forceClassic && !opaqueOrigin()) {
+    try {
+      return new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    } catch {
+      // e.g. a browser without module workers: fall through to the classic one
+    }
+  }
+  const abs = (path) => JSON.stringify(new URL(path, import.meta.url).href);
+  const src = `self.MHA_SCRIPT_URL = ${abs('./worker.js')};\nimportScripts(${abs('../mha.classic.js')}, ${abs('./worker.classic.js')});\n`;
+  return new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+}
+
+export class Run {
+  /**
+   * @param {{key: string, label: string, settings: RunSettings, text: string, checkpoint?: Uint8Array,
+   *          onEvent: (e: RunEvent) => void}} options
+   *   key: a stable name ('H4', 'upload'); text: the training text; checkpoint: start from this .safetensors file
+   */
+  constructor({ key, label, settings, text, checkpoint, onEvent }) {
+    this.key = key;
+    this.label = label;
+    this.settings = settings;
+    this.text = text;
+    this.onEvent = onEvent;
+    /** @type {RunStatus} */
+    this.status = 'starting';
+    this.facts = null;        // from the core once set up: params, vocabSize, baselineLoss, divergenceLimit, …
+    this.error = '';
+    /** curves: train loss per step, validation loss at evaluation steps */
+    this.train = { step: [], loss: [] };
+    this.val = { step: [], loss: [] };
+    /** @type {{step: number, bytes: Uint8Array}[]} weights-only snapshots, for scrubbing through training */
+    this.snapshots = [];
+    /** @type {{step: number, bytes: Uint8Array} | null} the last snapshot with the AdamW state, for recovery */
+    this.lastFull = null;
+    this.stepsDone = 0;
+    this.seconds = 0;         // training time so far (pauses excluded), over every worker of this run
+    this.secondsBefore = 0;   // training time of the workers before the current one
+    this.trained = 0;         // steps trained so far, over every worker (recomputed steps count twice)
+    this.wallStart = performance.now();  // wall time counts from the click: worker start-up included
+    this.wallSeconds = 0;     // wall time from start to done
+    this.sample = '';
+    this.restarts = 0;
+    this.diverged = null;     // {step, loss, limit} when the run blew up
+    this.wantRunning = false; // the user's intent, re-applied after a restart
+    this.pending = new Map();
+    this.nextId = 1;
+    this.classic = false;
+    this.#spawn(checkpoint);
+  }
+
+  // ---------------------------------------------------------------- the worker
+  #spawn(checkpoint) {
+    const w = spawnWorker(this.classic);
+    this.worker = w;
+    let ready = false;
+    w.onmessage = (e) => { if (w === this.worker) this.#receive(e.data); };
+    w.onerror = (e) => {
+      e.preventDefault();
+      if (w !== this.worker) return;
+      if (!ready && !this.classic && !opaqueOrigin()) {
+        // the module worker could not start (not a crash of a running worker): try the classic one once
+        this.classic = true;
+        w.terminate();
+        this.#spawn(checkpoint);
+        return;
+      }
+      this.#died(e.message || 'the worker stopped');
+    };
+    const timeout = setTimeout(() => {
+      if (!ready && w === this.worker) this.#fail('The training worker did not start in time.');
+    }, SETTINGS.readyTimeoutMs);
+    const message = { settings: this.settings, text: this.text };
+    if (checkpoint) message.checkpoint = checkpoint;
+    this.request('init', message).then((r) => {
+      ready = true;
+      clearTimeout(timeout);
+      if (w !== this.worker) return;
+      if (!r.ok) return this.#fail(r.error);
+      this.facts = r;
+      this.stepsDone = r.stepsDone;
+      if (this.status === 'restarting') {
+        this.status = this.stepsDone >= this.settings.steps ? 'done' : 'paused';
+        this.#emit('restarted', { fromStep: this.stepsDone });
+        if (this.wantRunning && this.status !== 'done') this.start();
+      } else {
+        this.status = r.stepsDone >= r.steps ? 'done' : 'ready';
+        this.#emit('ready');
+      }
+    });
+  }
+
+  // a crash of a set-up worker: report it, start a new worker from the last full snapshot, keep the curves
+  #died(reason) {
+    this.worker.terminate();
+    for (const { resolve } of this.pending.values()) resolve({ ok: false, error: 'The worker stopped.' });
+    this.pending.clear();
+    if (this.status === 'done' || this.status === 'failed') return;
+    if (this.restarts >= SETTINGS.maxRestarts || !this.lastFull) {
+      this.#fail(`The training worker stopped (${reason}) and could not be restarted.`);
+      return;
+    }
+    this.restarts += 1;
+    const from = this.lastFull;
+    const lost = this.stepsDone;
+    this.status = 'restarting';
+    // drop the points after the snapshot: the new worker computes them again (bit-identically)
+    this.#truncate(from.step);
+    this.secondsBefore = this.seconds;
+    this.#emit('died', { reason, atStep: lost, fromStep: from.step });
+    this.#spawn(from.bytes);
+  }
+
+  #fail(error) {
+    this.status = 'failed';
+    this.error = error;
+    this.worker.terminate();
+    this.#emit('failed', { error });
+  }
+
+  #truncate(step) {
+    const cut = (c, keep) => {
+      const n = c.step.findIndex((s) => !keep(s));
+      if (n >= 0) {
+        c.step.length = n;
+        c.loss.length = n;
+      }
+    };
+    cut(this.train, (s) => s <= step);  // the point at step k is the loss of the k-th step's batch
+    cut(this.val, (s) => s <= step);
+    this.snapshots = this.snapshots.filter((s) => s.step <= step);
+    this.stepsDone = step;
+  }
+
+  #emit(type, extra = {}) {
+    this.onEvent({ type, run: this, ...extra });
+  }
+
+  #receive(msg) {
+    switch (msg.type) {
+      case 'reply': {
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        const { type, id, ...rest } = msg;
+        p?.resolve(rest);
+        return;
+      }
+      case 'progress':
+        for (let i = 0; i < msg.step.length; ++i) {
+          this.train.step.push(msg.step[i] + 1);  // the loss of step k's batch, plotted after k+1 steps
+          this.train.loss.push(msg.loss[i]);
+        }
+        this.trained += msg.step.length;
+        this.stepsDone = msg.stepsDone;
+        this.seconds = this.secondsBefore + msg.seconds;
+        return this.#emit('progress');
+      case 'val':
+        if (this.val.step.length && this.val.step[this.val.step.length - 1] >= msg.step) return;
+        this.val.step.push(msg.step);
+        this.val.loss.push(msg.loss);
+        return this.#emit('val');
+      case 'snapshot':
+        if (!this.snapshots.some((s) => s.step === msg.step)) this.snapshots.push({ step: msg.step, bytes: msg.weights });
+        this.lastFull = { step: msg.step, bytes: msg.full };
+        return this.#emit('snapshot');
+      case 'diverged':
+        this.status = 'diverged';
+        this.wantRunning = false;
+        this.diverged = { step: msg.step, loss: msg.loss, limit: msg.limit };
+        return this.#emit('diverged');
+      case 'done':
+        this.status = 'done';
+        this.wantRunning = false;
+        this.sample = msg.sample;
+        this.stepsDone = msg.stepsDone;
+        this.seconds = this.secondsBefore + msg.seconds;
+        this.wallSeconds = (performance.now() - this.wallStart) / 1000;
+        return this.#emit('done');
+      case 'failed':
+        this.error = msg.error;
+        return this.#emit('error', { error: msg.error });
+      default:
+    }
+  }
+
+  /**
+   * Sends a message that the worker answers; resolves with its reply ({ok, ...}).
+   * @param {string} type
+   * @param {object} [payload]
+   * @param {Transferable[]} [transfer]
+   * @returns {Promise<{ok: boolean, error?: string, [key: string]: any}>}
+   */
+  request(type, payload = {}, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve });
+      this.worker.postMessage({ type, id, ...payload }, transfer);
+    });
+  }
+
+  // ---------------------------------------------------------------- controls
+  /** Starts or resumes training. */
+  start() {
+    if (!['ready', 'paused'].includes(this.status)) return;
+    this.status = 'running';
+    this.wantRunning = true;
+    this.worker.postMessage({ type: 'start' });
+    this.#emit('status');
+  }
+
+  /** Pauses after the current chunk of steps. */
+  pause() {
+    if (this.status !== 'running') return;
+    this.status = 'paused';
+    this.wantRunning = false;
+    this.worker.postMessage({ type: 'pause' });
+    this.#emit('status');
+  }
+
+  /** Ends the run now: a last evaluation and a sample, as at the end of the schedule. */
+  stop() {
+    if (!['ready', 'running', 'paused', 'diverged'].includes(this.status)) return;
+    this.wantRunning = false;
+    this.worker.postMessage({ type: 'stop' });
+  }
+
+  /**
+   * Goes back to the last full snapshot (optionally with a new learning rate) after a blow-up.
+   * @param {{lr?: number}} [change]
+   * @returns {Promise<{ok: boolean, error?: string}>}
+   */
+  async restoreLastGood(change = {}) {
+    const snap = this.diverged
+      ? [this.lastFull].find((s) => s && s.step < this.diverged.step) ?? null
+      : this.lastFull;
+    if (!snap) return { ok: false, error: 'There is no snapshot from before the blow-up.' };
+    const settings = change.lr ? { ...this.settings, lr: change.lr, minLr: Math.min(this.settings.minLr, change.lr / 10) } : null;
+    const r = await this.request('restore', { bytes: snap.bytes.slice(), settings });
+    if (!r.ok) return r;
+    if (settings) this.settings = settings;
+    this.#truncate(snap.step);
+    this.diverged = null;
+    this.status = 'paused';
+    this.#emit('restored', { fromStep: snap.step });
+    return r;
+  }
+
+  /** Test hook: makes the worker die with an uncaught error, as a crash would. */
+  crash() {
+    this.worker.postMessage({ type: 'crash' });
+  }
+
+  /** Stops the worker for good. */
+  dispose() {
+    this.status = 'failed';
+    this.worker.terminate();
+  }
+
+  /** @returns {number} tokens per second of training so far (B·T·steps / training seconds) */
+  tokensPerSecond() {
+    return this.seconds > 0 ? (this.trained * this.settings.batch * this.settings.context) / this.seconds : 0;
+  }
+
+  /** @returns {number} seconds left at the current speed, NaN when unknown */
+  secondsLeft() {
+    if (!this.trained || this.seconds <= 0) return NaN;
+    return ((this.settings.steps - this.stepsDone) * this.seconds) / this.trained;
+  }
+}
