@@ -49,6 +49,27 @@ void fill_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x,
     }
 }
 
+void fill_shifted_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len,
+                        int* seg_start) {
+    const std::string err = validate_induction_task(T, V, min_len, max_len);
+    MHA_CHECK(err.empty(), "induction fill_shifted_batch: " + err);
+    MHA_CHECK(B >= 1, "induction fill_shifted_batch: B must be positive");
+    const auto n_lengths = static_cast<std::uint32_t>(max_len - min_len + 1);
+    for (int b = 0; b < B; ++b) {
+        int* x_b = x + static_cast<std::size_t>(b) * T;
+        int* y_b = y + static_cast<std::size_t>(b) * T;
+        const int L = min_len + static_cast<int>(rng.below(n_lengths));
+        const int start = 1 + static_cast<int>(rng.below(static_cast<std::uint32_t>(T - 2 * L)));  // 1 .. T-2L
+        seg_len[b] = L;
+        seg_start[b] = start;
+        x_b[0] = INDUCTION_BOS;
+        for (int t = 1; t < T; ++t) x_b[t] = random_token(rng, V);
+        for (int i = 0; i < L; ++i) x_b[start + L + i] = x_b[start + i];  // the repeat
+        for (int t = 0; t + 1 < T; ++t) y_b[t] = x_b[t + 1];
+        y_b[T - 1] = random_token(rng, V);
+    }
+}
+
 void induction_probe(Rng& rng, int L, int V, int* x) {
     MHA_CHECK(L >= 1 && V >= 2, "induction_probe: needs L >= 1 and V >= 2");
     x[0] = INDUCTION_BOS;

@@ -29,6 +29,13 @@ std::string validate_induction_task(int T, int V, int min_len, int max_len);
 // validate_induction_task rejects (check them there first for a message). Deterministic given rng.
 void fill_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len);
 
+// The same task with the segment at a random place: x = [BOS, P random tokens, r_1..r_L, r_1..r_L, random...],
+// P uniform in 0 .. T-1-2L. With the segment always right after BOS a model can locate the earlier copy by
+// position alone (we saw 2-layer models do exactly that and never form induction heads); a random offset leaves
+// only the content to match. seg_start (B) = 1 + P, the position of r_1. The training task of the induction lab.
+void fill_shifted_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len,
+                        int* seg_start);
+
 // ------------------------------------------------------------------------------------------ positions
 // For a sequence with segment length L. "t" indexes x (and y: y[t] is the target predicted at t).
 

@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "causality.hpp"
 #include "checkpoint.hpp"
 #include "dataset.hpp"
 #include "error.hpp"
+#include "induction_study.hpp"
 #include "induction_task.hpp"
 #include "json_mini.hpp"
 #include "kernels.hpp"
@@ -51,6 +53,8 @@ struct Options {
         {"layers", {"2", "L, transformer blocks"}},
         {"context", {"64", "T, context length"}},
         {"no-mlp", {"", "attention-only blocks", true}},
+        {"variant", {"canonical", "attention variant: canonical, swapped_order, no_transpose_split, no_transpose_merge, "
+                                  "no_transpose_both, scale_sqrt_d, no_wo, per_head_proj, split_input, tied_heads"}},
         {"vocab", {"16", "V for the induction task"}},
         {"seg-min", {"4", "shortest repeated segment (induction task)"}},
         {"seg-max", {"0", "longest repeated segment (induction task; 0 = (T-1)/2)"}},
@@ -142,6 +146,7 @@ int run(const Options& o) {
     ModelConfig cfg;
     cfg.d_model = int_flag(o, "d-model"), cfg.n_heads = int_flag(o, "heads"), cfg.n_kv_heads = int_flag(o, "kv-heads");
     cfg.n_layers = int_flag(o, "layers"), cfg.max_seq_len = int_flag(o, "context"), cfg.mlp = !o.on("no-mlp");
+    if (!parse_variant(o["variant"], cfg.variant)) die("unknown --variant '" + o["variant"] + "' (see --help)");
     TrainConfig tc;
     tc.batch = int_flag(o, "batch"), tc.seq_len = cfg.max_seq_len, tc.steps = int_flag(o, "steps");
     tc.warmup = int_flag(o, "warmup"), tc.lr = num_flag(o, "lr"), tc.min_lr = num_flag(o, "min-lr");
@@ -175,8 +180,8 @@ int run(const Options& o) {
         if (!err.empty()) die(err);
         const int V = cfg.vocab_size, T = cfg.max_seq_len;
         sampler = [=](Rng& rng, int B, int Tb, int* x, int* y) {
-            std::vector<int> seg(B);
-            fill_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg.data());
+            std::vector<int> seg(B), start(B);
+            fill_shifted_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg.data(), start.data());
         };
         Rng eval_rng(tc.seed * 7919 + 13);
         eval.n_batches = eval_batches, eval.B = tc.batch, eval.T = T;
@@ -236,6 +241,14 @@ int run(const Options& o) {
         double val = NAN;
         if ((s + 1) % eval_every == 0 || s + 1 == tc.steps) {
             val = last_val = trainer.evaluate(eval);
+            if (induction && !quiet) {
+                const InductionMeasurement im = measure_induction(trainer.model(), seg_max, 16, 4242);
+                double prev0 = 0;
+                for (int h = 0; h < cfg.n_heads; ++h) prev0 = std::max(prev0, im.previous[h]);
+                std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token %.3f, "
+                            "loss first copy %.3f, repeated copy %.3f\n",
+                            cfg.n_layers - 1, im.best_head, im.best_induction, prev0, im.loss_first, im.loss_repeat);
+            }
             if (!quiet) {
                 const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 std::printf("step %5d  train %.4f  val %.4f  lr %.2e  |g| %.3f  %6.0f tok/s%s\n", s + 1, r.loss, val, r.lr,
@@ -259,6 +272,16 @@ int run(const Options& o) {
             f << "," << curves.lr[i] << "," << curves.norm[i] << "," << curves.skipped[i] << "\n";
         }
     }
+    // does any output depend on a later token? (the check every "Break it" variant carries)
+    const std::vector<int> probe(eval.x.begin(), eval.x.begin() + cfg.max_seq_len);
+    const CausalityReport causality = check_causality(trainer.model(), probe);
+    std::printf("causality: %s", causality.causal() ? "no output depends on a later token\n" : "LEAKS: ");
+    if (!causality.causal()) {
+        std::printf("%zu (output, later input) pairs, e.g.", causality.leaks.size());
+        for (std::size_t i = 0; i < std::min<std::size_t>(5, causality.leaks.size()); ++i)
+            std::printf(" (%d,%d)", causality.leaks[i].first, causality.leaks[i].second);
+        std::printf("\n");
+    }
     std::string sample;
     if (!induction && int_flag(o, "sample") > 0) {
         Rng coin(tc.seed + 2);
@@ -276,6 +299,7 @@ int run(const Options& o) {
           << ",\"seed\":" << tc.seed << ",\"final_train_loss\":" << last_train << ",\"final_val_loss\":" << last_val
           << ",\"baseline_loss\":" << baseline << ",\"skipped_steps\":" << skipped << ",\"seconds\":" << secs
           << ",\"tokens_per_second\":" << tok_per_s << ",\"simd\":" << json::quote(simd_arch_name())
+          << ",\"causal\":" << (causality.causal() ? "true" : "false") << ",\"leaking_pairs\":" << causality.leaks.size()
           << ",\"sample\":" << json::quote(sample) << "}\n";
     }
     if (o.on("save")) {
