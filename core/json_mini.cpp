@@ -1,5 +1,7 @@
 #include "json_mini.hpp"
 
+#include "utf8.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -51,24 +53,6 @@ std::size_t utf8_len(const unsigned char* p, std::size_t n) {
     for (std::size_t k = 2; k < len; ++k)
         if (p[k] < 0x80 || p[k] > 0xBF) return 0;
     return len;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 int hex_digit(char c) {
@@ -288,7 +272,7 @@ private:
             if (lo < 0xDC00 || lo > 0xDFFF) return fail("high surrogate not followed by a low surrogate", at);
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         }
-        append_utf8(out, static_cast<std::uint32_t>(cp));
+        utf8_append(out, static_cast<char32_t>(cp));
         return true;
     }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "utf8.hpp"
+
 #include "config.hpp"
 
 namespace mha {
@@ -24,13 +26,10 @@ namespace mha {
 // maximal invalid byte run that could start a valid sequence becomes one U+FFFD, other bad bytes one each.
 // Overlong forms, surrogates (U+D800..U+DFFF) and anything above U+10FFFF are invalid.
 
-constexpr char32_t REPLACEMENT_CHAR = 0xFFFD;
 
 // code points of utf8, (N); *invalid_count (if given) counts the U+FFFD substituted for bad bytes
 std::vector<char32_t> utf8_decode(const std::string& utf8, int* invalid_count = nullptr);
 
-// appends the UTF-8 of one code point; invalid code points (surrogates, > U+10FFFF) append U+FFFD
-void utf8_append(std::string& out, char32_t cp);
 
 // ------------------------------------------------------------------------------------------ tokenizer
 

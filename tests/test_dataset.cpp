@@ -2,6 +2,8 @@
 // evaluation batches from the validation part, fixed by their seed; the unigram baseline of the corpus.
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -17,14 +19,8 @@
 using namespace mha;
 
 namespace {
-std::string corpus_path() { return std::string(MHA_FIXTURE_DIR) + "/../../public/data/corpus.txt"; }
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using test::corpus_path;
+std::string read_file(const std::string& path) { return test::read_text_file(path); }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

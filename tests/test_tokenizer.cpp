@@ -2,6 +2,8 @@
 // the vocabulary cap, the vocabulary as a string for checkpoints, and the shipped corpus.
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,14 +17,8 @@ using namespace mha;
 namespace {
 const std::string FFFD_UTF8 = "\xEF\xBF\xBD";
 
-std::string corpus_path() { return std::string(MHA_FIXTURE_DIR) + "/../../public/data/corpus.txt"; }
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using test::corpus_path;
+std::string read_file(const std::string& path) { return test::read_text_file(path); }
 
 CharTokenizer make(const std::string& text) {
     CharTokenizer tok;

@@ -3,9 +3,7 @@
 // (the loss of predicting each character by its frequency alone). Both numbers are printed.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "dataset.hpp"
 #include "test_util.hpp"
@@ -15,14 +13,12 @@
 using namespace mha;
 
 TEST_CASE("tiny-char trained for 250 steps ends clearly below the unigram baseline", "[train][slow]") {
-    std::ifstream in(test::fixture_path("../../public/data/corpus.txt"), std::ios::binary);
-    REQUIRE(in.good());
-    std::stringstream ss;
-    ss << in.rdbuf();
+    const std::string text = test::read_text_file(test::corpus_path());
+    REQUIRE(text.size() > 200000);
     CharTokenizer tok;
-    REQUIRE(CharTokenizer::from_text(ss.str(), tok) == "");
+    REQUIRE(CharTokenizer::from_text(text, tok) == "");
     Dataset data;
-    REQUIRE(make_text_dataset(ss.str(), tok, 64, data) == "");
+    REQUIRE(make_text_dataset(text, tok, 64, data) == "");
 
     ModelConfig cfg;
     cfg.vocab_size = tok.vocab_size(), cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = 2, cfg.max_seq_len = 64;

@@ -1,6 +1,8 @@
 // Small helpers shared by the tests: fixture paths, random tensors, a max-abs-difference.
 #pragma once
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,17 @@ namespace mha::test {
 
 // MHA_FIXTURE_DIR is set by tests/CMakeLists.txt; the wasm binary reads it through NODERAWFS
 inline std::string fixture_path(const std::string& name) { return std::string(MHA_FIXTURE_DIR) + "/" + name; }
+
+// the shipped corpus, public/data/corpus.txt
+inline std::string corpus_path() { return fixture_path("../../public/data/corpus.txt"); }
+
+// the whole file as bytes ("" if it cannot be read)
+inline std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 template <class T>
 std::vector<T> random_vector(std::size_t n, std::uint64_t seed, double std = 1.0) {
