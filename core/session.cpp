@@ -5,6 +5,7 @@
 
 #include "error.hpp"
 #include "induction_task.hpp"
+#include "model.hpp"
 
 namespace mha {
 
@@ -24,6 +25,7 @@ std::string TrainingSession::init(const ModelConfig& model, const TrainConfig& t
                                   int eval_batches) {
     trainer_.reset();
     untied_params_.clear();
+    induction_ = false;
     if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
     if (text.size() > DataLimits::max_text_bytes) {
         Dataset unused;  // make_text_dataset words the size message
@@ -54,6 +56,7 @@ std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std:
                                                   const std::string& text, int eval_batches) {
     trainer_.reset();
     untied_params_.clear();
+    induction_ = false;
     if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
     Checkpoint c;
     std::string err = load_checkpoint(data, size, c);
@@ -83,6 +86,47 @@ std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std:
         data_.sample_batch(rng, B, Tb, x, y);
     });
     trainer_->restore(c);
+    return "";
+}
+
+std::string TrainingSession::init_induction(const ModelConfig& model, const TrainConfig& train,
+                                            const InductionTaskConfig& task, int eval_batches) {
+    trainer_.reset();
+    untied_params_.clear();
+    induction_ = false;
+    if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
+    ModelConfig m = model;
+    m.vocab_size = task.vocab;
+    std::string err = validate(m);
+    if (!err.empty()) return err;
+    err = validate_induction_task(m.max_seq_len, task.vocab, task.seg_min, task.seg_max);
+    if (!err.empty()) return err;
+    if (task.seg_max < 2) return "the repeated segment must be at least 2 tokens long to measure induction.";
+    TrainConfig t = train;
+    t.seq_len = m.max_seq_len;
+    err = validate(t, m);
+    if (!err.empty()) return err;
+    tok_ = CharTokenizer();
+    data_ = Dataset();
+    unknown_ = 0;
+    task_ = task;
+    induction_ = true;
+    baseline_ = std::log(double(task.vocab - 1));  // a uniform guess over the symbols that follow BOS
+    const InductionTaskConfig k = task;
+    auto sampler = [k](Rng& rng, int B, int Tb, int* x, int* y) {
+        std::vector<int> seg(B), start(B);
+        fill_shifted_batch(rng, B, Tb, k.vocab, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
+    };
+    // the validation batches: the same task from a fixed seed, as mha-train draws them
+    const int B = t.batch, T = m.max_seq_len;
+    eval_count_ = eval_batches;
+    eval_ = EvalBatches();
+    eval_.n_batches = eval_batches, eval_.B = B, eval_.T = T;
+    eval_.x.resize(std::size_t(eval_batches) * B * T), eval_.y.resize(eval_.x.size());
+    Rng eval_rng(t.seed * 7919 + 13);
+    for (int i = 0; i < eval_batches; ++i)
+        sampler(eval_rng, B, T, eval_.x.data() + std::size_t(i) * B * T, eval_.y.data() + std::size_t(i) * B * T);
+    trainer_ = std::make_unique<Trainer>(m, t, sampler);
     return "";
 }
 
@@ -151,6 +195,7 @@ bool TrainingSession::diverged(const StepResult& r) const {
 AttentionMaps TrainingSession::attention(const std::string& text) {
     Gpt<float>& m = trainer().model();
     const ModelConfig& c = m.config();
+    if (induction_) throw Error("this run is on the induction task, which has no text: see its probe instead.");
     const std::vector<char32_t> cps = utf8_decode(text);
     if (cps.empty()) throw Error("Type at least one character to see the attention maps.");
     AttentionMaps r;
@@ -230,7 +275,7 @@ void TrainingSession::untie() {
 
 std::string TrainingSession::sample(const std::string& prompt, int n, double temperature, std::uint64_t seed) {
     Gpt<float>& m = trainer().model();
-    if (n < 1 || n > kMaxSampleChars) return "";
+    if (n < 1 || n > kMaxSampleChars || induction_) return "";
     std::vector<int> ids = tok_.encode(prompt);
     if (ids.empty()) {
         const int nl = tok_.id_of(U'\n');
@@ -238,6 +283,59 @@ std::string TrainingSession::sample(const std::string& prompt, int n, double tem
     }
     Rng coin(seed);
     return tok_.decode(sample_tokens(m, ids, n, std::max(0.0, std::min(temperature, 5.0)), coin));
+}
+
+// ---------------------------------------------------------------- break it, induction heads
+CausalityReport TrainingSession::causality() {
+    Gpt<float>& m = trainer().model();
+    // the first validation sequence: real data for a text run, a repeated segment for an induction run
+    const std::vector<int> idx(eval_.x.begin(), eval_.x.begin() + eval_.T);
+    return check_causality(m, idx);
+}
+
+std::string TrainingSession::evaluate_as(AttentionVariant variant, double& loss) {
+    const Gpt<float>& src = trainer().model();
+    ModelConfig c = src.config();
+    c.variant = variant;
+    const std::string err = validate(c);
+    if (!err.empty()) return err;
+    Gpt<float> other(c);
+    // the same tensors (names and shapes) in the same places, or the weights mean nothing to the other model
+    bool same = other.tensors().size() == src.tensors().size();
+    for (std::size_t i = 0; same && i < src.tensors().size(); ++i)
+        same = other.tensors()[i].name == src.tensors()[i].name && other.tensors()[i].shape == src.tensors()[i].shape &&
+               other.tensors()[i].offset == src.tensors()[i].offset;
+    if (!same)
+        return std::string("the ") + variant_name(variant) + " model has other parameters than the " +
+               variant_name(src.config().variant) + " model: its weights cannot be loaded into it.";
+    const float* p = tied() ? untied_params_.data() : src.params();
+    std::copy(p, p + src.num_params(), other.params());
+    double total = 0;
+    for (int i = 0; i < eval_.n_batches; ++i) total += other.forward(eval_.x_batch(i), eval_.y_batch(i), eval_.B, eval_.T);
+    loss = total / eval_.n_batches;
+    return "";
+}
+
+InductionMeasurement TrainingSession::measure_induction(int n_probes) {
+    MHA_CHECK(induction_, "measure_induction: this run is not on the induction task");
+    MHA_CHECK(n_probes >= 1 && n_probes <= 256, "measure_induction: 1 to 256 probes");
+    return mha::measure_induction(trainer().model(), task_.seg_max, n_probes, kProbeSeed);
+}
+
+AttentionMaps TrainingSession::probe_attention() {
+    MHA_CHECK(induction_, "probe_attention: this run is not on the induction task");
+    Gpt<float>& m = trainer().model();
+    const ModelConfig& c = m.config();
+    const int L = task_.seg_max, T = 2 * L + 1;
+    const std::vector<int> probe = induction_probe(L, c.vocab_size, kProbeSeed);  // measure_induction's first probe
+    m.forward(probe.data(), nullptr, 1, T);
+    AttentionMaps r;
+    r.L = c.n_layers, r.H = c.n_heads, r.T = T;
+    for (int id : probe) r.tokens.push_back(id == INDUCTION_BOS ? "BOS" : std::to_string(id));
+    const std::size_t per_layer = std::size_t(r.H) * T * T;
+    r.att.resize(per_layer * r.L);
+    for (int l = 0; l < r.L; ++l) std::copy(m.attention(l), m.attention(l) + per_layer, r.att.begin() + l * per_layer);
+    return r;
 }
 
 // ---------------------------------------------------------------- snapshots

@@ -9,6 +9,10 @@
 //   AttentionMaps m = s.attention("In the beginning");  // (L,H,T,T) for the characters of the text
 //   auto bytes = s.snapshot(true);                      // a safetensors checkpoint with the AdamW state
 //
+//   CausalityReport c = s.causality();                  // leaking (t, s) pairs of the run's variant
+//   s.init_induction(model, train, InductionTaskConfig{}); // panel 7: the repeated-segment task, no text
+//   InductionMeasurement im = s.measure_induction(16);  // per-head scores, first/repeated-copy losses
+//
 // Errors: user-facing problems (bad settings, bad text, a foreign checkpoint) come back as sentences; calls
 // made out of order (train before init) throw mha::Error, which the bindings turn into a sentence too.
 // A session is neither copied nor moved: the Trainer's batch sampler points into the session's dataset.
@@ -18,8 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "causality.hpp"
 #include "checkpoint.hpp"
+#include "config.hpp"
 #include "dataset.hpp"
+#include "induction_study.hpp"
 #include "metrics.hpp"
 #include "tokenizer.hpp"
 #include "train.hpp"
@@ -44,6 +51,14 @@ struct AttentionMaps {
     int unknown = 0;                  // characters outside the vocabulary (read as the unknown symbol)
 };
 
+// the repeated-random-segment task of the induction lab (induction_task.hpp, fill_shifted_batch): V symbols with
+// token 0 as BOS, a segment of seg_min..seg_max tokens repeated once at a random offset, fresh tokens around it
+struct InductionTaskConfig {
+    int vocab = 64;    // V
+    int seg_min = 8;   // shortest repeated segment
+    int seg_max = 15;  // longest; 2·seg_max + 1 <= T
+};
+
 // scores of every head, (L*H) in layer-major order
 struct HeadScoreTable {
     int L = 0, H = 0;
@@ -66,7 +81,15 @@ public:
     // and vocabulary come from the file, the data from text, the schedule from train. "" or a sentence.
     std::string init_from_checkpoint(const std::uint8_t* data, std::size_t size, const TrainConfig& train,
                                      const std::string& text, int eval_batches = kSessionEvalBatches);
+    // A fresh run on the induction task (no text): the model's vocab_size is task.vocab, train.seq_len is the
+    // model's max_seq_len; the validation batches are drawn from the same task with a fixed seed, as mha-train
+    // does. "" or a sentence.
+    std::string init_induction(const ModelConfig& model, const TrainConfig& train, const InductionTaskConfig& task,
+                               int eval_batches = kSessionEvalBatches);
     bool ready() const { return trainer_ != nullptr; }
+    // true for a run of init_induction (no text, no tokenizer: attention(), head_scores() and sample() refuse)
+    bool induction_task() const { return induction_; }
+    const InductionTaskConfig& induction_config() const { return task_; }
 
     // ---------------------------------------------------------------- training
     // up to n steps, stopping at the end of the schedule; heads are re-enabled and a tie undone first, so
@@ -95,6 +118,22 @@ public:
     void tie(int source_head);
     void untie();
     bool tied() const { return !untied_params_.empty(); }
+
+    // ---------------------------------------------------------------- break it, induction heads
+    // does any output position depend on a later input token? Checked on the first validation sequence (T tokens)
+    // by perturbing each position in turn (causality.hpp): the exact dependency pattern, (T,T), and the leaks.
+    // Runs T+1 forward passes of one sequence; works on random weights as well as trained ones.
+    CausalityReport causality();
+    // the loss on the fixed validation batches of this run's weights read by the model of another variant with the
+    // same parameter layout (canonical weights in the swapped-order model: "silently a different model"). Returns
+    // "" and sets loss, or a sentence when the two variants do not share a parameter layout.
+    std::string evaluate_as(AttentionVariant variant, double& loss);
+    // induction run only: per-head previous-token and induction scores and the first/repeated-copy losses on
+    // n_probes probes [BOS, r, r] of segment seg_max (induction_study.hpp), drawn from kProbeSeed
+    InductionMeasurement measure_induction(int n_probes);
+    // induction run only: the attention of every layer on the fixed probe [BOS, r, r] of segment seg_max (the
+    // first of measure_induction's probes); tokens are the ids as decimal strings, "BOS" for token 0
+    AttentionMaps probe_attention();
 
     // temperature sampling of n characters after prompt (empty prompt: a newline, or the first symbol)
     std::string sample(const std::string& prompt, int n, double temperature, std::uint64_t seed);
@@ -132,6 +171,8 @@ private:
     std::unique_ptr<Trainer> trainer_;
     std::vector<float> untied_params_;  // the weights before tie(), empty when not tied
     int eval_count_ = kSessionEvalBatches;
+    bool induction_ = false;
+    InductionTaskConfig task_;
     int unknown_ = 0;
     double baseline_ = 0;
 };

@@ -227,3 +227,111 @@ TEST_CASE("samples: seeded, the requested length, only symbols of the vocabulary
     for (char c : a) CHECK(small_text().find(c) != std::string::npos);
     CHECK(utf8_decode(s.sample("", 10, 0.0, 1)).size() == 10);
 }
+
+// ---------------------------------------------------------------- break it, induction heads (panels 5 and 7)
+TEST_CASE("session carries the attention variant; the causality check finds leaks on random and trained weights",
+          "[session][variants]") {
+    for (AttentionVariant v : {AttentionVariant::canonical, AttentionVariant::swapped_order,
+                               AttentionVariant::no_transpose_split, AttentionVariant::no_transpose_merge,
+                               AttentionVariant::no_transpose_both}) {
+        INFO(variant_name(v));
+        ModelConfig m = small_model();
+        m.variant = v;
+        TrainingSession s;
+        REQUIRE(s.init(m, small_train(), small_text()).empty());
+        CHECK(s.model_config().variant == v);
+        const CausalityReport random = s.causality();  // leaks are structural: visible before any training
+        CHECK(random.T == 16);
+        CHECK(random.depends.size() == 16u * 16u);
+        const bool leaks = v == AttentionVariant::no_transpose_split || v == AttentionVariant::no_transpose_merge;
+        CHECK(random.causal() == !leaks);
+        for (const auto& [t, src] : random.leaks) CHECK(src > t);
+        s.train(10);
+        const CausalityReport trained = s.causality();
+        CHECK(trained.causal() == !leaks);
+        // the session trains on after the check (the check runs B = 1 forward passes)
+        CHECK(s.train(1).size() == 1);
+    }
+}
+
+TEST_CASE("session: canonical weights read by the swapped-order model give another loss; no_wo cannot load them",
+          "[session][variants]") {
+    TrainingSession s;
+    TrainConfig t = small_train();
+    REQUIRE(s.init(small_model(), t, small_text()).empty());
+    s.train(60);
+    const double own = s.evaluate();
+    double same = 0, swapped = 0, none = 0;
+    REQUIRE(s.evaluate_as(AttentionVariant::canonical, same).empty());
+    CHECK(same == Approx(own).epsilon(1e-6));
+    REQUIRE(s.evaluate_as(AttentionVariant::swapped_order, swapped).empty());
+    CHECK(std::isfinite(swapped));
+    // the same numbers, cut into heads differently: a different model (how much worse depends on how much the heads
+    // have specialised; tests/test_variants.cpp shows a task where it is 6.5e-5 -> 0.50)
+    CHECK(std::abs(swapped - own) > 1e-4);
+    const std::string err = s.evaluate_as(AttentionVariant::no_wo, none);
+    CHECK(err.find("other parameters") != std::string::npos);
+    ModelConfig gqa = small_model();
+    gqa.n_kv_heads = 2;
+    TrainingSession g;
+    REQUIRE(g.init(gqa, t, small_text()).empty());
+    CHECK_FALSE(g.evaluate_as(AttentionVariant::swapped_order, none).empty());  // variants need n_kv_heads == H
+}
+
+TEST_CASE("session on the induction task: set-up errors, training, per-head scores, the probe, a 1-layer control",
+          "[session][induction]") {
+    ModelConfig m;
+    m.d_model = 16, m.n_heads = 2, m.n_layers = 2, m.max_seq_len = 16, m.mlp = false;
+    TrainConfig t;
+    t.batch = 8, t.steps = 40, t.warmup = 0, t.lr = 3e-3, t.min_lr = 3e-3, t.seed = 5;
+    InductionTaskConfig task;
+    task.vocab = 12, task.seg_min = 3, task.seg_max = 7;
+    TrainingSession s;
+    InductionTaskConfig too_long = task;
+    too_long.seg_max = 8;  // 2·8 + 1 > 16
+    CHECK_FALSE(s.init_induction(m, t, too_long).empty());
+    CHECK_FALSE(s.ready());
+    REQUIRE(s.init_induction(m, t, task).empty());
+    CHECK(s.induction_task());
+    CHECK(s.model_config().vocab_size == 12);
+    CHECK(s.baseline_loss() == Approx(std::log(11.0)));
+    const double before = s.evaluate();
+    CHECK(s.train(40).size() == 40);
+    CHECK(s.evaluate() < before);
+    const InductionMeasurement im = s.measure_induction(4);
+    CHECK(im.layers == 2);
+    CHECK(im.heads == 2);
+    CHECK(im.segment == 7);
+    REQUIRE(im.previous.size() == 4);
+    REQUIRE(im.induction.size() == 4);
+    for (double x : im.induction) CHECK((x >= 0 && x <= 1));
+    CHECK(std::isfinite(im.loss_first));
+    CHECK(std::isfinite(im.loss_repeat));
+    const AttentionMaps p = s.probe_attention();
+    CHECK(p.T == 15);
+    CHECK(p.L == 2);
+    REQUIRE(p.tokens.size() == 15);
+    CHECK(p.tokens[0] == "BOS");
+    CHECK(p.tokens[1] == p.tokens[8]);  // [BOS, r, r]: the repeat starts at L + 1
+    CHECK(p.att.size() == 2u * 2 * 15 * 15);
+    CHECK(s.causality().causal());
+    CHECK(s.sample("", 10, 1.0, 1).empty());  // no text, no characters to sample
+    CHECK_THROWS_AS(s.attention("abc"), Error);
+    // the snapshot round trip works without a text
+    const auto bytes = s.snapshot(true);
+    REQUIRE(s.restore(bytes.data(), bytes.size()).empty());
+
+    ModelConfig one = m;
+    one.n_layers = 1;
+    TrainingSession control;
+    REQUIRE(control.init_induction(one, t, task).empty());
+    control.train(5);
+    const InductionMeasurement c = control.measure_induction(2);
+    CHECK(c.layers == 1);
+    CHECK(c.induction.size() == 2);
+    // a text run has no induction measurement
+    TrainingSession text;
+    REQUIRE(text.init(small_model(), small_train(), small_text()).empty());
+    CHECK_FALSE(text.induction_task());
+    CHECK_THROWS_AS(text.measure_induction(1), Error);
+}

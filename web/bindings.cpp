@@ -103,7 +103,15 @@ val string_array(const std::vector<std::string>& v) {
     return a;
 }
 
-// { dModel, nHeads, nLayers, context, mlp } -> ModelConfig (vocab_size from the text)
+// an attention variant by its name ("canonical", "no_transpose_split", ...); throws mha::Error on an unknown name
+mha::AttentionVariant variant_of(const std::string& name) {
+    mha::AttentionVariant v;
+    if (!mha::parse_variant(name, v)) throw mha::Error("unknown attention variant '" + name + "'");
+    return v;
+}
+
+// { dModel, nHeads, nLayers, context, mlp, variant? } -> ModelConfig (vocab_size from the text or the task);
+// variant defaults to canonical
 mha::ModelConfig model_settings(const val& s) {
     mha::ModelConfig m;
     m.d_model = int_field(s, "dModel", 1, mha::Limits::max_d_model);
@@ -111,10 +119,33 @@ mha::ModelConfig model_settings(const val& s) {
     m.n_layers = int_field(s, "nLayers", 1, mha::Limits::max_layers);
     m.max_seq_len = int_field(s, "context", 2, mha::Limits::max_seq_len);
     m.mlp = bool_field(s, "mlp");
+    const val v = s["variant"];
+    if (!v.isUndefined()) {
+        if (!v.isString()) throw mha::Error("the setting 'variant' must be the name of an attention variant");
+        m.variant = variant_of(v.as<std::string>());
+    }
     return m;
 }
 
-// { batch, steps, warmup, lr, minLr, seed } -> TrainConfig
+// { vocab, segMin, segMax } of the induction task
+mha::InductionTaskConfig task_settings(const val& s) {
+    mha::InductionTaskConfig k;
+    k.vocab = int_field(s, "vocab", 2, mha::Limits::max_vocab);
+    k.seg_min = int_field(s, "segMin", 1, mha::Limits::max_seq_len);
+    k.seg_max = int_field(s, "segMax", 1, mha::Limits::max_seq_len);
+    return k;
+}
+
+// settings.task: 'char' (or missing) or 'induction'
+bool induction_settings(const val& s) {
+    const val t = s["task"];
+    if (t.isUndefined()) return false;
+    if (!t.isString() || (t.as<std::string>() != "char" && t.as<std::string>() != "induction"))
+        throw mha::Error("the setting 'task' must be 'char' or 'induction'");
+    return t.as<std::string>() == "induction";
+}
+
+// { batch, steps, warmup, lr, minLr, seed, weightDecay? } -> TrainConfig (weightDecay defaults to AdamW's 0.1)
 mha::TrainConfig train_settings(const val& s) {
     mha::TrainConfig t;
     t.batch = int_field(s, "batch", 1, 512);
@@ -123,6 +154,7 @@ mha::TrainConfig train_settings(const val& s) {
     t.lr = number_field(s, "lr");
     t.min_lr = number_field(s, "minLr");
     t.seed = static_cast<std::uint64_t>(int_field(s, "seed", 0, 2147483647));
+    if (!s["weightDecay"].isUndefined()) t.adamw.weight_decay = number_field(s, "weightDecay");
     return t;
 }
 
@@ -147,6 +179,12 @@ val session_facts(mha::TrainingSession& s) {
     r.set("unknownChars", s.unknown_chars());
     r.set("baselineLoss", s.baseline_loss());
     r.set("divergenceLimit", s.divergence_limit());
+    r.set("variant", std::string(mha::variant_name(c.variant)));
+    r.set("task", std::string(s.induction_task() ? "induction" : "char"));
+    if (s.induction_task()) {
+        r.set("segMin", s.induction_config().seg_min);
+        r.set("segMax", s.induction_config().seg_max);
+    }
     return r;
 }
 
@@ -203,10 +241,14 @@ val attention_params(int d_model) {
 std::string simd_arch() { return mha::simd_arch_name(); }
 
 // ---------------------------------------------------------------- the training session (one per worker run)
-// settings: { dModel, nHeads, nLayers, context, mlp, batch, steps, warmup, lr, minLr, seed } -> facts
+// settings: { dModel, nHeads, nLayers, context, mlp, variant?, batch, steps, warmup, lr, minLr, seed,
+//             task?: 'char' | 'induction', vocab, segMin, segMax (the induction task; text is ignored) } -> facts
 val session_init(mha::TrainingSession& s, const val& settings, const std::string& text) {
     return guarded([&] {
-        const std::string err = s.init(model_settings(settings), train_settings(settings), text);
+        const std::string err =
+            induction_settings(settings)
+                ? s.init_induction(model_settings(settings), train_settings(settings), task_settings(settings))
+                : s.init(model_settings(settings), train_settings(settings), text);
         return err.empty() ? session_facts(s) : error_value(err);
     });
 }
@@ -376,6 +418,72 @@ val session_copy_weights_from(mha::TrainingSession& s, const mha::TrainingSessio
     });
 }
 
+// { ok, T, causal, nLeaks, leaks: Int32Array(2n) (t, s) pairs: output t depends on the later input s,
+//   depends: Uint8Array(T*T) (T,T) 1 where output t changes with input s }
+val session_causality(mha::TrainingSession& s) {
+    return guarded([&] {
+        const mha::CausalityReport c = s.causality();
+        std::vector<int> pairs;
+        for (const auto& [t, src] : c.leaks) pairs.push_back(t), pairs.push_back(src);
+        val r = ok_value();
+        r.set("T", c.T);
+        r.set("causal", c.causal());
+        r.set("nLeaks", static_cast<int>(c.leaks.size()));
+        r.set("leaks", copy_vector(pairs));
+        r.set("depends", copy_vector(c.depends));
+        return r;
+    });
+}
+
+// { ok, loss, variant }: this run's weights evaluated by the model of another variant (same parameter layout)
+val session_evaluate_as(mha::TrainingSession& s, const std::string& variant) {
+    return guarded([&] {
+        double loss = 0;
+        const std::string err = s.evaluate_as(variant_of(variant), loss);
+        if (!err.empty()) return error_value(err);
+        val r = ok_value();
+        r.set("loss", loss);
+        r.set("variant", variant);
+        return r;
+    });
+}
+
+// { ok, L, H, segment, previous, induction: Float64Array(L*H) (L,H), lossFirst, lossRepeat, bestInduction, bestHead }
+val session_induction(mha::TrainingSession& s, int n_probes) {
+    return guarded([&] {
+        if (!s.induction_task()) return error_value("this run is not on the induction task");
+        if (n_probes < 1 || n_probes > 256) return error_value("the number of probes must be 1 to 256");
+        const mha::InductionMeasurement m = s.measure_induction(n_probes);
+        val r = ok_value();
+        r.set("L", m.layers);
+        r.set("H", m.heads);
+        r.set("segment", m.segment);
+        r.set("previous", copy_vector(m.previous));
+        r.set("induction", copy_vector(m.induction));
+        r.set("lossFirst", m.loss_first);
+        r.set("lossRepeat", m.loss_repeat);
+        r.set("bestInduction", m.best_induction);
+        r.set("bestHead", m.best_head);
+        return r;
+    });
+}
+
+// { ok, tokens: string[T] ("BOS", "17", ...), L, H, T, att: Float32Array(L*H*T*T) (L,H,T,T), segment }
+val session_probe_attention(mha::TrainingSession& s) {
+    return guarded([&] {
+        if (!s.induction_task()) return error_value("this run is not on the induction task");
+        const mha::AttentionMaps m = s.probe_attention();
+        val r = ok_value();
+        r.set("tokens", string_array(m.tokens));
+        r.set("L", m.L);
+        r.set("H", m.H);
+        r.set("T", m.T);
+        r.set("att", copy_vector(m.att));
+        r.set("segment", s.induction_config().seg_max);
+        return r;
+    });
+}
+
 // ---------------------------------------------------------------- parameters, KV cache, worked example
 // { ok, names: string[], shapes: string[] ("64×64"), sizes: Float64Array, total }
 val parameter_ledger(int vocab, int d_model, int n_heads, int n_layers, int context, bool mlp) {
@@ -495,6 +603,9 @@ val constants() {
     r.set("maxTextBytes", static_cast<double>(mha::DataLimits::max_text_bytes));
     r.set("evalBatches", mha::kSessionEvalBatches);
     r.set("maxSampleChars", mha::kMaxSampleChars);
+    std::vector<std::string> variants;
+    for (int i = 0; i < mha::kNumVariants; ++i) variants.push_back(mha::variant_name(static_cast<mha::AttentionVariant>(i)));
+    r.set("variants", string_array(variants));
     return r;
 }
 
@@ -530,5 +641,9 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_sample", &session_sample)
         .function("_snapshot", &session_snapshot)
         .function("_restore", &session_restore)
-        .function("_copyWeightsFrom", &session_copy_weights_from);
+        .function("_copyWeightsFrom", &session_copy_weights_from)
+        .function("_causality", &session_causality)
+        .function("_evaluateAs", &session_evaluate_as)
+        .function("_induction", &session_induction)
+        .function("_probeAttention", &session_probe_attention);
 }

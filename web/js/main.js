@@ -2,7 +2,9 @@
 // panels (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page
 // chrome, hide=… removes controls, and a framed page reports its height to the parent with postMessage.
 import { attentionDemo, attentionParams, headLayout, loadEngine, ORDERS } from './engine.js';
+import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
+import { setupInduction } from './panels/induction.js';
 import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
@@ -23,6 +25,7 @@ const ui = {
   loadStatus: $('load-status'), simdArch: $('simd-arch'),
   panelBox: $('intro'), reshapePanel: $('panel-reshape'), attentionPanel: $('panel-attention'), sizes: $('card-sizes'),
   workedPanel: $('panel-worked'), headsPanel: $('panel-heads'), insidePanel: $('panel-inside'), paramsPanel: $('panel-params'),
+  breakPanel: $('panel-break'), inductionPanel: $('panel-induction'),
 };
 
 const views = {
@@ -119,6 +122,8 @@ function showPanels() {
   ui.panelBox.classList.toggle('both', panel === 'all');
   ui.workedPanel.hidden = !on('worked');
   ui.headsPanel.hidden = !on('heads');
+  ui.breakPanel.hidden = !on('break');
+  ui.inductionPanel.hidden = !on('induction');
   ui.insidePanel.hidden = !on('inside');
   if (!ui.insidePanel.hidden) panels.inside?.onShow();
   ui.paramsPanel.hidden = !on('params');
@@ -210,12 +215,16 @@ const panels = {};
 function showAll() {
   panels.worked.show();
   panels.heads.show();
+  panels.break.show();
+  panels.induction.show();
   panels.params.show();
 }
 
 // test and debugging hooks: the runs, and a way to make a worker die as a crash would
 globalThis.mhaDebug = {
   runs: () => [...app.runs.values()],
+  breakRuns: () => panels.break?.runs() ?? [],
+  inductionRuns: () => panels.induction?.runs() ?? [],
   crash: (key) => app.runs.get(key)?.crash(),
 };
 
@@ -240,6 +249,8 @@ async function start() {
   }
   panels.worked = setupWorked(app);
   panels.heads = setupHeads(app);
+  panels.break = setupBreak(app);
+  panels.induction = setupInduction(app);
   panels.inside = setupInside(app);
   panels.params = setupParams(app);
   showAll();

@@ -65,6 +65,14 @@ export class Run {
     this.wallStart = performance.now();  // wall time counts from the click: worker start-up included
     this.wallSeconds = 0;     // wall time from start to done
     this.sample = '';
+    /** the core's causality check: on the random weights at set-up, and on the trained ones at the end */
+    this.causality = { init: null, trained: null };
+    /** @type {{step: number, own: number, swapped: number} | null} these weights read in the swapped order */
+    this.swap = null;
+    /** @type {{step: number, measurement: object}[]} induction measurements over training (induction task) */
+    this.induction = [];
+    /** the latest probe attention {tokens, L, H, T, att (L,H,T,T), segment}, induction task */
+    this.probe = null;
     this.restarts = 0;
     this.diverged = null;     // {step, loss, limit} when the run blew up
     this.wantRunning = false; // the user's intent, re-applied after a restart
@@ -154,6 +162,7 @@ export class Run {
     cut(this.train, (s) => s <= step);  // the point at step k is the loss of the k-th step's batch
     cut(this.val, (s) => s <= step);
     this.snapshots = this.snapshots.filter((s) => s.step <= step);
+    this.induction = this.induction.filter((m) => m.step <= step);
     this.stepsDone = step;
   }
 
@@ -201,6 +210,17 @@ export class Run {
         this.seconds = this.secondsBefore + msg.seconds;
         this.wallSeconds = (performance.now() - this.wallStart) / 1000;
         return this.#emit('done');
+      case 'causality':
+        this.causality[msg.when] = { step: msg.step, ...msg.report };
+        return this.#emit('causality');
+      case 'swap':
+        this.swap = { step: msg.step, own: msg.own, swapped: msg.swapped };
+        return this.#emit('swap');
+      case 'induction':
+        if (this.induction.length && this.induction[this.induction.length - 1].step >= msg.step) return;
+        this.induction.push({ step: msg.step, measurement: msg.measurement });
+        this.probe = msg.probe;
+        return this.#emit('induction');
       case 'failed':
         this.error = msg.error;
         return this.#emit('error', { error: msg.error });
@@ -284,6 +304,11 @@ export class Run {
   /** @returns {number} tokens per second of training so far (B·T·steps / training seconds) */
   tokensPerSecond() {
     return this.seconds > 0 ? (this.trained * this.settings.batch * this.settings.context) / this.seconds : 0;
+  }
+
+  /** @returns {number} milliseconds of training per step so far (measured in the worker), NaN before any */
+  msPerStep() {
+    return this.trained > 0 && this.seconds > 0 ? (1000 * this.seconds) / this.trained : NaN;
   }
 
   /** @returns {number} seconds left at the current speed, NaN when unknown */

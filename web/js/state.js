@@ -20,11 +20,16 @@
 const IDENTITY4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /** The panels, in page order; 'all' shows every one. */
-export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'heads', 'inside', 'params']);
+export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'heads', 'break', 'inside', 'induction', 'params']);
+
+/** The attention variants of "Break it" besides canonical (core/config.hpp, AttentionVariant), in lesson order. */
+export const VARIANTS = Object.freeze(['swapped_order', 'no_transpose_split', 'no_transpose_merge', 'no_transpose_both',
+  'scale_sqrt_d', 'no_wo', 'per_head_proj', 'split_input', 'tied_heads']);
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
-  'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv']);
+  'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
+  'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'nsteps', 'nlr', 'nseed']);
 
 /** @type {ReadonlyArray<Prop>} the settings, in the order they are written to the URL */
 export const PROPS = Object.freeze([
@@ -56,6 +61,17 @@ export const PROPS = Object.freeze([
   { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
     help: 'sentence for the trained heads' },
   { name: 'irun', type: 'int', default: 4, min: 1, max: 64, help: 'heads of the run looked inside' },
+  // break it: the variants trained beside the canonical model (D = 64, H = 4, 2 layers, T = 64, the shipped corpus)
+  { name: 'variants', type: 'words', default: ['no_transpose_split', 'no_transpose_merge', 'swapped_order'], values: VARIANTS,
+    help: 'variants trained beside canonical' },
+  { name: 'bsteps', type: 'int', default: 200, min: 1, max: 5000, help: 'training steps of each variant' },
+  { name: 'bbatch', type: 'int', default: 16, min: 1, max: 64, help: 'batch size of each variant' },
+  { name: 'blr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate of each variant' },
+  { name: 'bseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
+  // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
+  { name: 'nsteps', type: 'int', default: 1800, min: 1, max: 20000, help: 'training steps of the induction lab' },
+  { name: 'nlr', type: 'number', default: 0.002, min: 1e-6, max: 1, help: 'learning rate (constant) of the induction lab' },
+  { name: 'nseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of the induction lab' },
   // parameters and KV cache (Llama-2-70B)
   { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
   { name: 'kvD', type: 'int', default: 8192, min: 1, max: 1048576, help: 'd_model' },

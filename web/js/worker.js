@@ -16,12 +16,18 @@
 //   { type: 'snapshot', step, weights: Uint8Array, full: Uint8Array } weights for scrubbing, full for recovery
 //   { type: 'diverged', step, loss, limit }                           the run blew up and paused itself
 //   { type: 'done', stepsDone, seconds, sample }                      the schedule ended (or stop)
+// With settings.causality (panel 5, "Break it"), and settings.swapCheck (its canonical run):
+//   { type: 'causality', when: 'init' | 'trained', step, report }      the core's causality check (random / trained)
+//   { type: 'swap', step, own, swapped }                              this run's weights read in the swapped order
+// With settings.task === 'induction' (panel 7), at every evaluation:
+//   { type: 'induction', step, measurement, probe }                   per-head scores, copy losses, probe attention
 import createMha from '../mha.js';
 
 const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
   sampleChars: 160,     // characters of the sample at the end of a run
   sampleTemperature: 0.8,
+  inductionProbes: 16,  // probes [BOS, r, r] per induction measurement
 };
 
 /** @type {object|null} the Embind module */
@@ -53,7 +59,15 @@ function init(msg) {
   settings = msg.settings;
   text = msg.text;
   run = new mod.Session();
-  const facts = msg.checkpoint ? run._initFromCheckpoint(msg.checkpoint, settings, text) : run._init(settings, text);
+  const induction = settings.task === 'induction';
+  let facts;
+  if (msg.checkpoint && induction) {
+    // the induction task has no text: set the task up, then load the weights, AdamW state and progress
+    facts = run._init(settings, '');
+    if (facts.ok) facts = run._restore(msg.checkpoint);
+  } else {
+    facts = msg.checkpoint ? run._initFromCheckpoint(msg.checkpoint, settings, text) : run._init(settings, text);
+  }
   if (!facts.ok) {
     free();
     return facts;
@@ -64,8 +78,26 @@ function init(msg) {
   status = facts.stepsDone >= facts.steps ? 'done' : 'idle';
   const val = run._evaluate();
   if (val.ok) post({ type: 'val', step: facts.stepsDone, loss: val.loss });
+  // leaks are structural: the check on the random weights already finds them
+  if (settings.causality) postCausality('init');
+  if (induction) postInduction();
   postSnapshot();
   return facts;
+}
+
+function postCausality(when) {
+  const report = run._causality();
+  if (report.ok) post({ type: 'causality', when, step: run._facts().stepsDone, report }, [report.leaks.buffer, report.depends.buffer]);
+}
+
+function postInduction() {
+  const measurement = run._induction(SETTINGS.inductionProbes);
+  const probe = run._probeAttention();
+  if (measurement.ok && probe.ok) {
+    post({ type: 'induction', step: run._facts().stepsDone, measurement, probe }, [probe.att.buffer]);
+  } else {
+    post({ type: 'failed', error: measurement.error ?? probe.error });
+  }
 }
 
 function free() {
@@ -110,6 +142,7 @@ function loop() {
   if (crossed(evalEvery) || done) {
     const val = run._evaluate();
     if (val.ok) post({ type: 'val', step: r.stepsDone, loss: val.loss });
+    if (settings.task === 'induction') postInduction();
   }
   if (crossed(snapshotEvery) || done) postSnapshot();
   if (done) return finish();
@@ -118,6 +151,12 @@ function loop() {
 
 function finish() {
   status = 'done';
+  if (settings.causality) postCausality('trained');
+  if (settings.swapCheck) {
+    const own = run._evaluate(), swapped = run._evaluateAs('swapped_order');
+    if (own.ok && swapped.ok) post({ type: 'swap', step: run._facts().stepsDone, own: own.loss, swapped: swapped.loss });
+    else post({ type: 'failed', error: own.error ?? swapped.error });
+  }
   const s = run._sample('\n', SETTINGS.sampleChars, SETTINGS.sampleTemperature, (settings.seed >>> 0) + 2);
   post({ type: 'done', stepsDone: run._facts().stepsDone, seconds, sample: s.ok ? s.text : '' });
 }
@@ -185,6 +224,7 @@ async function handle(msg) {
       {
         const val = run._evaluate();
         if (val.ok) post({ type: 'val', step: run._facts().stepsDone, loss: val.loss });
+        if (settings.task === 'induction') postInduction();
       }
       postSnapshot();
       return finish();

@@ -271,7 +271,7 @@ export function setupHeads(app) {
     if (run.key === 'upload' && run.status === 'ready') {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
-      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 5, or train it further on the chosen text.`), b);
+      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 6, or train it further on the chosen text.`), b);
     }
     if (run.status === 'failed') out.push(el('p', { class: 'alert', role: 'alert' }, app.readable(run.error)));
     return out;

@@ -59,7 +59,9 @@ export class HeatmapView {
   /**
    * @param {{tokens: string[], T: number, weights: Float32Array, title?: string, unit?: string}} data weights (T,T)
    *   of this head, row = query t, column = key s; a view into the (H,T,T) array is fine, it is only read;
-   *   title renames the map, unit names a position ('word' unless given, e.g. 'character')
+   *   title renames the map, unit names a position ('word' unless given, e.g. 'character');
+   *   marks: cells [t, s] to outline (e.g. where an induction head should look), with markLabel saying what they
+   *   are; dividers: positions p where a line is drawn before row p and column p (e.g. where a copy starts)
    */
   update(data) {
     this.data = data;
@@ -144,6 +146,29 @@ export class HeatmapView {
     ctx.fillText('key →', label - SETTINGS.gap, top - SETTINGS.gap - 14);
     ctx.fillText('query ↓', label - SETTINGS.gap, top - SETTINGS.gap);
 
+    // marked cells (dashed white over a dark edge, visible on every colour) and dividers
+    for (const p of this.data.dividers ?? []) {
+      ctx.strokeStyle = '#d81b60';
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.moveTo(label + p * cell, top);
+      ctx.lineTo(label + p * cell, top + T * cell);
+      ctx.moveTo(label, top + p * cell);
+      ctx.lineTo(label + T * cell, top + p * cell);
+      ctx.stroke();
+    }
+    for (const [t, s] of this.data.marks ?? []) {
+      const x = label + s * cell, y = top + t * cell;
+      ctx.setLineDash([]);
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = '#000';
+      ctx.strokeRect(x + 0.5, y + 0.5, cell - 1, cell - 1);
+      ctx.setLineDash([2, 2]);
+      ctx.strokeStyle = '#fff';
+      ctx.strokeRect(x + 1.5, y + 1.5, cell - 3, cell - 3);
+      ctx.setLineDash([]);
+    }
+
     if (this.cursorShown) {
       const x = label + this.cursor.s * cell, y = top + this.cursor.t * cell;
       ctx.lineWidth = 2;
@@ -161,9 +186,10 @@ export class HeatmapView {
     const { tokens, T, weights } = this.data;
     const { t, s } = this.cursor;
     const q = `query “${tokens[t]}” (${t})`, k = `key “${tokens[s]}” (${s})`;
+    const marked = (this.data.marks ?? []).some(([mt, ms]) => mt === t && ms === s);
     this.readout.textContent = s > t
-      ? `${q} → ${k}: masked, a word cannot look ahead.`
-      : `${q} → ${k}: ${weights[t * T + s].toFixed(3)}`;
+      ? `${q} → ${k}: masked, a ${this.data.unit ?? 'word'} cannot look ahead.`
+      : `${q} → ${k}: ${weights[t * T + s].toFixed(3)}${marked ? ` (${this.data.markLabel ?? 'marked'})` : ''}`;
   }
 
   onKey(e) {

@@ -1,0 +1,221 @@
+// Panels 5 ("Break it") and 7 ("Induction heads") in headless Chromium, against the real built module and real
+// workers (scripts/build wasm):
+//   node --test --test-reporter=spec tests/browser/experiments.test.mjs
+// Short budgets keep the file around a minute on a 2-core machine; the panels' default runs take about a minute
+// each (README). Screenshots go to tests/browser/output/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const BREAK = 'panel=break&variants=no_transpose_split,no_transpose_merge&bsteps=16&bbatch=4';
+const INDUCTION = 'panel=induction&nsteps=80';
+
+let server, base, host, hostBase, profile, context, breakPage, inductionPage;
+const consoleErrors = [];
+const foreignRequests = [];
+
+before(async () => {
+  ({ server, url: base } = await startServer({ port: 0 }));
+  host = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>course page</title></head><body>
+      <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; height: 900px; border: 0"
+        src="${base}?embed=1&panel=break#variants=no_transpose_merge&bsteps=6&bbatch=2"></iframe></body></html>`);
+  });
+  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+  hostBase = `http://127.0.0.1:${host.address().port}/`;
+  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
+  });
+  context.setDefaultTimeout(20_000);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  host?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+function watch(p) {
+  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  p.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
+  });
+}
+
+async function openPage(hash) {
+  const p = await context.newPage();
+  watch(p);
+  await p.goto(base + '#' + hash);
+  await p.waitForSelector('html[data-ready="true"]');
+  return p;
+}
+
+const painted = (locator) => locator.evaluate((c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+  return n;
+});
+
+// ------------------------------------------------------------------------------------------ break it
+test('break it: canonical and two variants train to completion, with causality badges, samples and the swap check', async () => {
+  breakPage = await openPage(BREAK);
+  const p = breakPage;
+  assert.equal(await p.locator('#panel-break').isVisible(), true);
+  assert.equal(await p.locator('#panel-heads').isHidden(), true);
+  assert.equal(await p.locator('#b-variants input[data-variant="no_transpose_merge"]').isChecked(), true);
+  assert.equal(await p.locator('#b-variants input[data-variant="swapped_order"]').isChecked(), false);
+  const t0 = Date.now();
+  await p.click('#b-start');
+  await p.waitForSelector('html[data-breakit="done"]', { timeout: 90_000 });
+  console.log(`# break it, 3 runs × 16 steps (B=4): ${Date.now() - t0} ms`);
+  const cards = p.locator('#b-runs .variant-card');
+  assert.equal(await cards.count(), 3);
+  const badge = (run, when) => p.locator(`#b-runs [data-run="${run}"] [data-causality="${when}"]`).textContent();
+  for (const when of ['init', 'trained']) {
+    assert.match(await badge('canonical', when), /^causal/);
+    assert.match(await badge('no_transpose_split', when), /^LEAKS: [\d,]+ pairs/);
+    assert.match(await badge('no_transpose_merge', when), /^LEAKS: [\d,]+ pairs/);
+  }
+  for (const run of ['no_transpose_split', 'no_transpose_merge']) {
+    const card = p.locator(`#b-runs [data-run="${run}"]`);
+    assert.match(await card.textContent(), /\(same as canonical\)/);
+    assert.match(await card.textContent(), /ms per step/);
+    assert.match(await card.locator('.measured').textContent(), /This run measured: validation loss \d\.\d{3}, .* canonical's \d\.\d{3}/);
+    assert.match(await card.locator('.lesson').textContent(), /The lesson predicts: outputs depend on future tokens/);
+    // the leaking pairs, on demand
+    await card.locator('.leaks summary').click();
+    assert.match(await card.locator('.leaks .pairs').textContent(), /^\d+←\d+, /);
+  }
+  assert.equal(await p.locator('#b-runs .leaks').count(), 2);  // none for canonical
+  assert.equal(await p.locator('#b-runs .sample pre').count(), 3);
+  assert.match(await p.locator('#b-swap-text').textContent(),
+    /trained canonical model: validation loss \d\.\d{3}\. The very same weights read by the swapped-order model .*: \d\.\d{3}/);
+  assert.equal(await p.locator('#b-chart .u-legend .u-series').count(), 1 + 3 * 2 + 1);
+  assert.ok(await painted(p.locator('#b-chart canvas')) > 5000);
+  // the settings are in the URL
+  assert.match(await p.evaluate(() => location.hash), /variants=no_transpose_split%2Cno_transpose_merge/);
+});
+
+test('break it: no variant picked is a sentence, and the choice round-trips through the URL', async () => {
+  const p = await openPage('panel=break');
+  try {
+    const checked = await p.locator('#b-variants input:checked').evaluateAll((xs) => xs.map((x) => x.value));
+    assert.deepEqual(checked, ['swapped_order', 'no_transpose_split', 'no_transpose_merge']);  // the defaults
+    for (const v of checked) await p.uncheck(`#b-variants input[data-variant="${v}"]`);
+    await p.click('#b-start');
+    await p.waitForFunction(() => /at least one variant/.test(document.getElementById('b-error').textContent));
+    await p.check('#b-variants input[data-variant="no_wo"]');
+    await p.waitForFunction(() => location.hash.includes('variants=no_wo'));
+    const q = await openPage((await p.evaluate(() => location.hash)).slice(1));
+    assert.deepEqual(await q.locator('#b-variants input:checked').evaluateAll((xs) => xs.map((x) => x.value)), ['no_wo']);
+    await q.close();
+  } finally {
+    await p.close();
+  }
+});
+
+// ------------------------------------------------------------------------------------------ induction heads
+test('induction heads: the 2-layer model and the 1-layer control train, with live scores, losses and the probe map', async () => {
+  inductionPage = await openPage(INDUCTION);
+  const p = inductionPage;
+  assert.equal(await p.locator('#panel-induction').isVisible(), true);
+  const t0 = Date.now();
+  await p.click('#n-start');
+  // live: measurements arrive while training
+  await p.waitForFunction(() => /induction threshold 0\.4/.test(document.getElementById('n-summary').textContent));
+  await p.waitForSelector('html[data-induction="done"]', { timeout: 90_000 });
+  console.log(`# induction, 2 runs × 80 steps: ${Date.now() - t0} ms`);
+  const summary = await p.locator('#n-summary').textContent();
+  assert.match(summary, /(No layer-1 head has reached the induction threshold 0\.4|crossed the induction threshold 0\.4 at step \d+)/);
+  assert.match(summary, /Loss on the repeat: \d\.\d\d → \d\.\d\d nats, against \d\.\d\d on the first copy/);
+  assert.match(summary, /The 1-layer control: repeat \d\.\d\d/);
+  const runs = await p.evaluate(() => mhaDebug.inductionRuns().map((r) => ({ key: r.key, status: r.status, n: r.induction.length,
+    L: r.induction.at(-1).measurement.L, steps: r.induction.map((m) => m.step) })));
+  assert.deepEqual(runs.map((r) => [r.key, r.status, r.L]), [['L2', 'done', 2], ['L1', 'done', 1]]);
+  for (const r of runs) {
+    assert.ok(r.n >= 10, `only ${r.n} measurements`);
+    assert.equal(r.steps[0], 0);
+    assert.equal(r.steps.at(-1), 80);
+  }
+  // three charts (4 copy-loss lines + the uniform guess; 4 heads + control + threshold; 4 heads + threshold)
+  assert.equal(await p.locator('#n-loss .u-legend .u-series').count(), 1 + 4 + 1);
+  assert.equal(await p.locator('#n-ind .u-legend .u-series').count(), 1 + 5 + 1);
+  assert.equal(await p.locator('#n-prev .u-legend .u-series').count(), 1 + 4 + 1);
+  for (const id of ['#n-loss', '#n-ind', '#n-prev']) assert.ok(await painted(p.locator(`${id} canvas`)) > 3000, id);
+  // the probe maps: [BOS, r, r] with the longest segment (10), the best head named, and drawn
+  assert.match(await p.locator('#n-map2 .heatmap-title').textContent(), /^2 layers: layer 1, head \d \(induction score \d\.\d\d, step 80\)/);
+  assert.match(await p.locator('#n-map1 .heatmap-title').textContent(), /^1-layer control: layer 0, head \d/);
+  assert.ok(await painted(p.locator('#n-map2 canvas')) > 3000);
+  await p.locator('#n-map2 canvas').focus();
+  for (let i = 0; i < 17; ++i) await p.keyboard.press('ArrowDown');
+  // query 17 is in the repeat (positions 11..20): an induction head looks at 17 - 10 + 1 = 8
+  for (let i = 0; i < 8; ++i) await p.keyboard.press('ArrowRight');
+  assert.match(await p.locator('#n-map2 .readout').textContent(), /\(17\) → key “.*” \(8\): \d\.\d{3} \(where an induction head looks\)/);
+  assert.equal(await p.locator('#n-scores tbody tr').count(), 8 + 4);
+  assert.match(await p.locator('#n-scores .table-caption').textContent(), /induction score of 0\.4 or more/);
+});
+
+// ------------------------------------------------------------------------------------------ embedding, screenshots
+test('break it inside <iframe sandbox="allow-scripts">: the classic-script build runs it to completion', async () => {
+  const p = await context.newPage();
+  watch(p);
+  try {
+    await p.goto(hostBase);
+    const frame = p.frameLocator('#lab');
+    await frame.locator('html[data-ready="true"]').waitFor();
+    assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');
+    assert.equal(await frame.locator('#panel-break').isVisible(), true);
+    await frame.locator('#b-start').click();
+    await frame.locator('html[data-breakit="done"]').waitFor({ timeout: 60_000 });
+    assert.match(await frame.locator('#b-runs [data-run="no_transpose_merge"] [data-causality="trained"]').textContent(), /^LEAKS/);
+  } finally {
+    await p.close();
+  }
+});
+
+test('screenshots of both panels at 1280x800 and 390x844, no sideways scrolling at 390 px', async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  for (const [name, p, anchors] of [['break', breakPage, ['#panel-break', '#b-runs', '#b-swap']],
+    ['induction', inductionPage, ['#panel-induction', '#n-summary', '#n-map2']]]) {
+    await p.evaluate(() => document.activeElement?.blur());
+    await p.setViewportSize({ width: 1280, height: 800 });
+    await p.waitForTimeout(300);
+    for (const [i, a] of anchors.entries()) {
+      await p.locator(a).evaluate((n) => n.scrollIntoView({ block: 'start' }));
+      await p.waitForTimeout(200);
+      await p.screenshot({ path: join(OUTPUT, `${name}-1280-${i + 1}.png`) });
+    }
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.waitForTimeout(400);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${name}: page is ${overflow}px wider than the 390 px viewport`);
+    for (const [i, a] of anchors.entries()) {
+      await p.locator(a).evaluate((n) => n.scrollIntoView({ block: 'start' }));
+      await p.waitForTimeout(200);
+      await p.screenshot({ path: join(OUTPUT, `${name}-390-${i + 1}.png`) });
+    }
+  }
+});
+
+test('no request left 127.0.0.1', () => {
+  assert.deepEqual(foreignRequests, []);
+});
+
+test('no console errors or page errors', () => {
+  assert.deepEqual(consoleErrors, []);
+});

@@ -1,0 +1,224 @@
+// Panel 7, "Induction heads": a 2-layer attention-only model and a 1-layer control trained on the shifted
+// repeated-random-segment task (core/induction_task.hpp), each in its own worker. Live, from the core: per-head
+// previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy losses, and the
+// attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
+// threshold, whatever it is. Wiring only.
+import { constants } from '../engine.js';
+import { Run } from '../runs.js';
+import { HeatmapView } from '../views/heatmap_view.js';
+import { LinesView } from '../views/lines_view.js';
+import { el, table } from '../views/dom.js';
+
+const SETTINGS = {
+  model: { dModel: 64, nHeads: 4, context: 32, mlp: false },
+  // the configuration that forms induction heads natively (tests/test_induction.cpp): segments 4..10 at a random
+  // offset, batch 32, constant lr 2e-3, no weight decay; the phase change comes after 12,000 to 14,000 steps
+  task: { task: 'induction', vocab: 64, segMin: 4, segMax: 10 },
+  batch: 32,
+  weightDecay: 0,
+  evalPoints: 25,     // measurements per run (plus step 0)
+  drawMs: 300,
+};
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * @param {object} app shared page state: { state, save(), readable(msg) }
+ */
+export function setupInduction(app) {
+  const ui = {
+    steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'),
+    error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
+  };
+  const charts = {
+    loss: new LinesView($('n-loss'), { yLabel: 'loss (nats)', describe: 'Copy losses' }),
+    ind: new LinesView($('n-ind'), { yLabel: 'induction score', yRange: [0, 1], describe: 'Induction scores' }),
+    prev: new LinesView($('n-prev'), { yLabel: 'previous-token score', yRange: [0, 1], describe: 'Previous-token scores' }),
+  };
+  const maps = { L2: new HeatmapView($('n-map2'), { head: 0, title: '2 layers: best last-layer head' }),
+    L1: new HeatmapView($('n-map1'), { head: 1, title: '1-layer control: best head' }) };
+  /** @type {Map<string, Run>} L2 (the model) and L1 (the control) */
+  const runs = new Map();
+
+  function show() {
+    const s = app.state;
+    ui.steps.value = s.nsteps;
+    ui.lr.value = s.nlr;
+    ui.seed.value = s.nseed;
+  }
+
+  function read() {
+    const s = app.state;
+    const num = (inp) => (inp.value.trim() === '' ? NaN : Number(inp.value));
+    s.nsteps = num(ui.steps);
+    s.nlr = num(ui.lr);
+    s.nseed = num(ui.seed);
+    app.save();
+  }
+
+  function runSettings() {
+    const s = app.state;
+    const whole = (v, lo, hi, name) => (Number.isInteger(v) && v >= lo && v <= hi ? null : `${name} must be a whole number from ${lo} to ${hi}.`);
+    const err = whole(s.nsteps, 1, 20000, 'Steps') ?? whole(s.nseed, 0, 2147483647, 'The seed')
+      ?? (Number.isFinite(s.nlr) && s.nlr > 0 && s.nlr <= 1 ? null : 'The learning rate must be above 0 and at most 1.');
+    if (err) return { error: err };
+    return {
+      ...SETTINGS.model, ...SETTINGS.task, batch: SETTINGS.batch, weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: 0, lr: s.nlr, minLr: s.nlr,
+      seed: s.nseed, evalEvery: Math.max(1, Math.round(s.nsteps / SETTINGS.evalPoints)),
+      snapshotEvery: Math.max(1, Math.round(s.nsteps / 5)),
+    };
+  }
+
+  function startAll() {
+    showError('');
+    const settings = runSettings();
+    if (settings.error) return showError(settings.error);
+    for (const r of runs.values()) r.dispose();
+    runs.clear();
+    delete document.documentElement.dataset.induction;
+    for (const [key, layers, label] of [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']]) {
+      runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent }));
+    }
+    ui.status.textContent = 'Setting up the workers…';
+    draw();
+  }
+
+  function onEvent(e) {
+    const { run, type } = e;
+    if (type === 'ready' && [...runs.values()].every((r) => r.status !== 'starting' && r.status !== 'failed')) {
+      for (const r of runs.values()) r.start();
+    }
+    if (type === 'failed' || type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
+    if (type === 'died') ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
+    schedule(!['progress', 'val', 'snapshot', 'induction'].includes(type));
+  }
+
+  let frame = 0, timer = 0, lastDraw = 0;
+  function schedule(now = false) {
+    if (frame || timer) return;
+    const wait = now ? 0 : Math.max(0, SETTINGS.drawMs - (performance.now() - lastDraw));
+    timer = setTimeout(() => {
+      timer = 0;
+      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
+    }, wait);
+  }
+
+  // ---------------------------------------------------------------- drawing
+  const threshold = () => constants().inductionThreshold;
+  const prevThreshold = () => constants().previousThreshold;
+  const H = SETTINGS.model.nHeads;
+
+  function series(run, pick) {
+    return { step: run.induction.map((m) => m.step), value: run.induction.map((m) => pick(m.measurement)) };
+  }
+
+  function draw() {
+    const model = runs.get('L2'), control = runs.get('L1');
+    ui.stop.disabled = ![...runs.values()].some((r) => ['running', 'paused', 'ready'].includes(r.status));
+    ui.start.textContent = runs.size ? 'Train again' : 'Train';
+    ui.runs.replaceChildren(...[...runs.values()].map((r) => el('p', { class: 'run-facts', 'data-run': r.key },
+      el('strong', {}, r.label), ` · ${statusWord(r)} · step ${r.stepsDone} / ${r.settings.steps}`,
+      Number.isFinite(r.msPerStep()) ? ` · ${r.msPerStep().toFixed(1)} ms per step` : '')));
+    if (!model || !control) return;
+    const base = model.facts?.baselineLoss;
+    charts.loss.update({
+      lines: [
+        { label: '2 layers, first copy', ...series(model, (m) => m.lossFirst), style: 0 },
+        { label: '2 layers, repeat', ...series(model, (m) => m.lossRepeat), style: 1 },
+        { label: 'control, first copy', ...series(control, (m) => m.lossFirst), style: 2 },
+        { label: 'control, repeat', ...series(control, (m) => m.lossRepeat), style: 3 },
+      ],
+      guides: base ? [{ label: 'uniform guess ln 63', value: base }] : [],
+    });
+    const ind = [];
+    for (let h = 0; h < H; ++h) ind.push({ label: `layer 1 head ${h}`, ...series(model, (m) => m.induction[(m.L - 1) * m.H + h]), style: h });
+    ind.push({ label: 'control: best head', ...series(control, (m) => m.bestInduction), style: 6 });
+    charts.ind.update({ lines: ind, guides: [{ label: 'threshold', value: threshold() }] });
+    const prev = [];
+    for (let h = 0; h < H; ++h) prev.push({ label: `layer 0 head ${h}`, ...series(model, (m) => m.previous[h]), style: h });
+    charts.prev.update({ lines: prev, guides: [{ label: 'threshold', value: prevThreshold() }] });
+    drawProbe(maps.L2, model);
+    drawProbe(maps.L1, control);
+    drawScores(model, control);
+    summarise(model, control);
+    if ([model, control].every((r) => ['done', 'failed'].includes(r.status))) {
+      const wall = Math.max(model.wallSeconds, control.wallSeconds);
+      ui.status.textContent = `Done in ${wall.toFixed(1)} s of wall time.`;
+      document.documentElement.dataset.induction = 'done';
+    } else if (model.status === 'running' || control.status === 'running') ui.status.textContent = 'Training…';
+  }
+
+  // the best last-layer head's attention on the probe, the repeat's start and the induction targets marked
+  function drawProbe(view, run) {
+    const p = run.probe, last = run.induction.at(-1);
+    if (!p || !last) return;
+    const m = last.measurement, h = m.bestHead, l = p.L - 1, T = p.T, L = p.segment;
+    const marks = [];
+    for (let t = L + 1; t <= 2 * L; ++t) marks.push([t, t - L + 1]);
+    view.update({
+      tokens: p.tokens, T, unit: 'token', weights: p.att.subarray(((l * p.H) + h) * T * T, ((l * p.H) + h + 1) * T * T),
+      title: `${run.key === 'L2' ? '2 layers' : '1-layer control'}: layer ${l}, head ${h} (induction score ${m.bestInduction.toFixed(2)}, step ${last.step})`,
+      marks, markLabel: 'where an induction head looks', dividers: [L + 1],
+    });
+  }
+
+  function drawScores(model, control) {
+    const rows = [];
+    for (const run of [model, control]) {
+      const last = run.induction.at(-1);
+      if (!last) continue;
+      const m = last.measurement;
+      for (let l = 0; l < m.L; ++l)
+        for (let h = 0; h < m.H; ++h) {
+          const p = m.previous[l * m.H + h], i = m.induction[l * m.H + h];
+          rows.push([`${run.label}, layer ${l} head ${h}`, p.toFixed(3), i.toFixed(3),
+            i >= threshold() ? 'induction head' : p >= prevThreshold() ? 'previous-token head' : '–']);
+        }
+    }
+    ui.scores.replaceChildren(rows.length ? table(
+      `Scores at the latest measurement, averaged over 16 probes. A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
+      ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table' }) : '');
+  }
+
+  // what was measured, in plain words: steps to the threshold (or that it was not reached), the copy losses
+  function summarise(model, control) {
+    const last = model.induction.at(-1), lastC = control.induction.at(-1);
+    if (!last || !lastC) return;
+    const t = threshold();
+    const m = last.measurement, c = lastC.measurement;
+    const crossed = model.induction.find((x) => x.measurement.bestInduction >= t);
+    const bestPrev = Math.max(...m.previous.slice(0, m.H));
+    const first = model.induction[0].measurement;
+    const parts = [
+      crossed ? `A layer-1 head crossed the induction threshold ${t} at step ${crossed.step}; now head ${m.bestHead} scores ${m.bestInduction.toFixed(2)}.`
+        : `No layer-1 head has reached the induction threshold ${t}: the best is head ${m.bestHead} at ${m.bestInduction.toFixed(2)} (step ${last.step}).`,
+      `The best layer-0 previous-token score is ${bestPrev.toFixed(2)} (threshold ${prevThreshold()}).`,
+      `Loss on the repeat: ${first.lossRepeat.toFixed(2)} → ${m.lossRepeat.toFixed(2)} nats, against ${m.lossFirst.toFixed(2)} on the first copy.`,
+      `The 1-layer control: repeat ${c.lossRepeat.toFixed(2)}, first copy ${c.lossFirst.toFixed(2)}, best induction score ${c.bestInduction.toFixed(2)}.`,
+    ];
+    if (c.lossRepeat < m.lossRepeat - 0.1) {
+      parts.push(`The control, which cannot compose two layers into an induction head, predicts the repeat better than the 2-layer model so far (${c.lossRepeat.toFixed(2)} against ${m.lossRepeat.toFixed(2)} nats).`);
+    }
+    if (!crossed && m.lossRepeat < m.lossFirst - 0.5) {
+      parts.push('The repeat got easier without an induction head forming: the model found another way (for example positional shortcuts), which these scores do not credit.');
+    }
+    if (['done', 'failed'].includes(model.status) && !crossed) parts.push('At this budget the phase change did not happen in this run; try more steps or another seed.');
+    ui.summary.textContent = parts.join(' ');
+  }
+
+  function statusWord(run) {
+    return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
+      done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
+  }
+
+  function showError(message) {
+    ui.error.textContent = message ? app.readable(message) : '';
+    ui.error.hidden = !message;
+  }
+
+  for (const inp of [ui.steps, ui.lr, ui.seed]) inp.addEventListener('input', read);
+  ui.start.addEventListener('click', startAll);
+  ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
+
+  return { show, runs: () => [...runs.values()] };
+}

@@ -1,0 +1,91 @@
+// Several measured quantities over training steps on one set of axes (uPlot): per-head scores, copy losses. Each
+// series has its own x values (the steps where it was measured); series differ by colour AND dash pattern, and the
+// legend names each, so nothing rests on colour alone. Optional horizontal guides (a threshold, a baseline).
+import uPlot from '../../vendor/uPlot.esm.js';
+
+const SETTINGS = {
+  height: 220,          // px
+  minWidth: 260,        // px
+  colours: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'],   // Okabe & Ito
+  dashes: [[], [10, 5], [3, 4], [14, 4, 3, 4], [6, 3], [2, 2], [12, 3]],
+  guideColour: '#777',
+};
+
+/**
+ * @typedef {{label: string, step: number[], value: number[], style?: number}} Line  style: colour/dash index
+ * @typedef {{label: string, value: number}} Guide  a horizontal dashed line
+ */
+
+export class LinesView {
+  /**
+   * @param {HTMLElement} root an empty container (role="img"); the view owns its content
+   * @param {{yLabel: string, yRange?: [number, number], describe: string}} settings describe names the chart in
+   *   its text alternative ('Induction scores')
+   */
+  constructor(root, settings) {
+    this.root = root;
+    this.settings = settings;
+    this.plot = null;
+    this.key = '';
+    new ResizeObserver(() => {
+      if (this.plot) this.plot.setSize({ width: this.width(), height: SETTINGS.height });
+    }).observe(root);
+  }
+
+  width() {
+    return Math.max(SETTINGS.minWidth, this.root.clientWidth || SETTINGS.minWidth);
+  }
+
+  /**
+   * @param {{lines: Line[], guides?: Guide[]}} data
+   */
+  update({ lines, guides = [] }) {
+    const key = lines.map((l) => l.label).join('|') + '|' + guides.map((g) => g.label).join('|');
+    const steps = [...new Set(lines.flatMap((l) => l.step))].sort((a, b) => a - b);
+    const at = new Map(steps.map((s, i) => [s, i]));
+    const series = [steps];
+    for (const l of lines) {
+      const v = new Array(steps.length).fill(null);
+      l.step.forEach((s, i) => { v[at.get(s)] = Number.isFinite(l.value[i]) ? l.value[i] : null; });
+      series.push(v);
+    }
+    for (const g of guides) series.push(steps.map(() => g.value));
+    if (key !== this.key || !this.plot) {
+      this.plot?.destroy();
+      this.key = key;
+      this.plot = lines.length && steps.length ? new uPlot(this.options(lines, guides), series, this.root) : null;
+      if (!this.plot) this.key = '';
+    } else {
+      this.plot.setData(series);
+    }
+    this.describe(lines, guides);
+  }
+
+  options(lines, guides) {
+    const series = [{ label: 'step' }];
+    lines.forEach((l, i) => {
+      const k = l.style ?? i;
+      const stroke = SETTINGS.colours[k % SETTINGS.colours.length], dash = SETTINGS.dashes[k % SETTINGS.dashes.length];
+      series.push({ label: l.label, stroke, width: 2, dash, spanGaps: true, points: { show: false },
+        value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+    });
+    for (const g of guides) series.push({ label: g.label, stroke: SETTINGS.guideColour, width: 1.5, dash: [4, 4], points: { show: false },
+      value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+    const y = this.settings.yRange ? { range: this.settings.yRange } : {};
+    return {
+      width: this.width(), height: SETTINGS.height,
+      scales: { x: { time: false }, y },
+      axes: [{ label: 'training step' }, { label: this.settings.yLabel }],
+      series,
+    };
+  }
+
+  // the text alternative: the last value of every line
+  describe(lines, guides) {
+    const parts = lines.map((l) => (l.value.length ? `${l.label} ${l.value.at(-1).toFixed(3)} at step ${l.step.at(-1)}` : `${l.label}: not measured yet`));
+    const g = guides.map((x) => `${x.label} ${x.value.toFixed(2)}`);
+    this.root.setAttribute('aria-label', lines.length
+      ? `${this.settings.describe}. ${parts.join('; ')}${g.length ? `. Guides: ${g.join(', ')}` : ''}.`
+      : `${this.settings.describe}: no run yet.`);
+  }
+}
