@@ -317,3 +317,23 @@ export class Run {
     return ((this.settings.steps - this.stepsDone) * this.seconds) / this.trained;
   }
 }
+
+/**
+ * A throttled redraw for panels fed by training workers: progress arrives dozens of times a second from each
+ * worker, so draw() runs at most every `ms` milliseconds, inside an animation frame, and the main thread stays
+ * idle (no long tasks). schedule(true) draws at the next frame (for state changes the user should see at once).
+ * @param {() => void} draw
+ * @param {number} ms
+ * @returns {(now?: boolean) => void} schedule
+ */
+export function drawScheduler(draw, ms) {
+  let frame = 0, timer = 0, lastDraw = 0;
+  return function schedule(now = false) {
+    if (frame || timer) return;
+    const wait = now ? 0 : Math.max(0, ms - (performance.now() - lastDraw));
+    timer = setTimeout(() => {
+      timer = 0;
+      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
+    }, wait);
+  };
+}

@@ -4,7 +4,7 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
-import { Run } from '../runs.js';
+import { Run, drawScheduler } from '../runs.js';
 import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, el } from '../views/dom.js';
@@ -158,15 +158,8 @@ export function setupBreak(app) {
     schedule(!['progress', 'val', 'snapshot'].includes(type));
   }
 
-  let frame = 0, timer = 0, lastDraw = 0;
-  function schedule(now = false) {
-    if (frame || timer) return;
-    const wait = now ? 0 : Math.max(0, SETTINGS.drawMs - (performance.now() - lastDraw));
-    timer = setTimeout(() => {
-      timer = 0;
-      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
-    }, wait);
-  }
+  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
 
   // ---------------------------------------------------------------- drawing
   function draw() {

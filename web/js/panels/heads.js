@@ -3,7 +3,7 @@
 // from the core in the workers, the pictures from the views.
 import { constants, parameterLedger } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { Run } from '../runs.js';
+import { Run, drawScheduler } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, download, el, table } from '../views/dom.js';
 
@@ -174,18 +174,8 @@ export function setupHeads(app) {
     schedule(type !== 'progress' && type !== 'val' && type !== 'snapshot');
   }
 
-  // ---------------------------------------------------------------- drawing (at most once per frame)
-  // while training, progress arrives dozens of times a second from each worker: redraw at most every
-  // SETTINGS.drawMs, in an animation frame, so the main thread stays idle (no long tasks)
-  let frame = 0, timer = 0, lastDraw = 0;
-  function schedule(now = false) {
-    if (frame || timer) return;
-    const wait = now ? 0 : Math.max(0, SETTINGS.drawMs - (performance.now() - lastDraw));
-    timer = setTimeout(() => {
-      timer = 0;
-      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
-    }, wait);
-  }
+  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
 
   function draw() {
     const all = runs();

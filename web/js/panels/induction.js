@@ -4,7 +4,7 @@
 // attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
 // threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
-import { Run } from '../runs.js';
+import { Run, drawScheduler } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
 import { el, table } from '../views/dom.js';
@@ -93,15 +93,8 @@ export function setupInduction(app) {
     schedule(!['progress', 'val', 'snapshot', 'induction'].includes(type));
   }
 
-  let frame = 0, timer = 0, lastDraw = 0;
-  function schedule(now = false) {
-    if (frame || timer) return;
-    const wait = now ? 0 : Math.max(0, SETTINGS.drawMs - (performance.now() - lastDraw));
-    timer = setTimeout(() => {
-      timer = 0;
-      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
-    }, wait);
-  }
+  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
 
   // ---------------------------------------------------------------- drawing
   const threshold = () => constants().inductionThreshold;
