@@ -46,9 +46,7 @@ std::string TrainingSession::init(const ModelConfig& model, const TrainConfig& t
     if (!err.empty()) return err;
     eval_count_ = eval_batches;
     eval_ = data_.eval_batches(eval_count_, t.batch, m.max_seq_len, t.seed * 7919 + 13);  // as mha-train does
-    trainer_ = std::make_unique<Trainer>(m, t, [this](Rng& rng, int B, int Tb, int* x, int* y) {
-        data_.sample_batch(rng, B, Tb, x, y);
-    });
+    trainer_ = std::make_unique<Trainer>(m, t, make_sampler());
     return "";
 }
 
@@ -82,11 +80,21 @@ std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std:
     if (!err.empty()) return err;
     eval_count_ = eval_batches;
     eval_ = data_.eval_batches(eval_count_, t.batch, c.config.max_seq_len, t.seed * 7919 + 13);
-    trainer_ = std::make_unique<Trainer>(c.config, t, [this](Rng& rng, int B, int Tb, int* x, int* y) {
-        data_.sample_batch(rng, B, Tb, x, y);
-    });
+    trainer_ = std::make_unique<Trainer>(c.config, t, make_sampler());
     trainer_->restore(c);
     return "";
+}
+
+// the training batches of this session's task: windows of the text, or the shifted repeated-segment task
+// (its per-sequence segment lengths and starts go to buffers that grow once to the batch size)
+BatchSampler TrainingSession::make_sampler() {
+    if (induction_)
+        return [this](Rng& rng, int B, int T, int* x, int* y) {
+            seg_len_.resize(B), seg_start_.resize(B);
+            fill_shifted_batch(rng, B, T, task_.vocab, task_.seg_min, task_.seg_max, x, y, seg_len_.data(),
+                               seg_start_.data());
+        };
+    return [this](Rng& rng, int B, int T, int* x, int* y) { data_.sample_batch(rng, B, T, x, y); };
 }
 
 std::string TrainingSession::init_induction(const ModelConfig& model, const TrainConfig& train,
@@ -112,11 +120,7 @@ std::string TrainingSession::init_induction(const ModelConfig& model, const Trai
     task_ = task;
     induction_ = true;
     baseline_ = std::log(double(task.vocab - 1));  // a uniform guess over the symbols that follow BOS
-    const InductionTaskConfig k = task;
-    auto sampler = [k](Rng& rng, int B, int Tb, int* x, int* y) {
-        std::vector<int> seg(B), start(B);
-        fill_shifted_batch(rng, B, Tb, k.vocab, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
-    };
+    BatchSampler sampler = make_sampler();
     // the validation batches: the same task from a fixed seed, as mha-train draws them
     const int B = t.batch, T = m.max_seq_len;
     eval_count_ = eval_batches;
@@ -173,9 +177,7 @@ std::string TrainingSession::set_train_config(const TrainConfig& train) {
     std::vector<unsigned char> enabled;
     for (int l = 0; l < c.config.n_layers; ++l)
         for (int h = 0; h < c.config.n_heads; ++h) enabled.push_back(old.model().head_enabled(l, h));
-    auto next = std::make_unique<Trainer>(c.config, t, [this](Rng& rng, int B, int Tb, int* x, int* y) {
-        data_.sample_batch(rng, B, Tb, x, y);
-    });
+    auto next = std::make_unique<Trainer>(c.config, t, make_sampler());
     next->restore(c);
     for (int l = 0, i = 0; l < c.config.n_layers; ++l)
         for (int h = 0; h < c.config.n_heads; ++h) next->model().set_head_enabled(l, h, enabled[i++] != 0);

@@ -173,6 +173,8 @@ private:
     int eval_count_ = kSessionEvalBatches;
     bool induction_ = false;
     InductionTaskConfig task_;
+    std::vector<int> seg_len_, seg_start_;  // (B) scratch of the induction sampler
+    BatchSampler make_sampler();
     int unknown_ = 0;
     double baseline_ = 0;
 };

@@ -172,6 +172,7 @@ int run(const Options& o) {
     BatchSampler sampler;
     EvalBatches eval;
     double baseline = 0;
+    std::vector<int> seg_buf, start_buf;  // (B) scratch of the induction sampler
     int seg_min = int_flag(o, "seg-min"), seg_max = int_flag(o, "seg-max");
     if (induction) {
         if (!from_checkpoint) cfg.vocab_size = int_flag(o, "vocab");
@@ -179,9 +180,9 @@ int run(const Options& o) {
         const std::string err = validate_induction_task(cfg.max_seq_len, cfg.vocab_size, seg_min, seg_max);
         if (!err.empty()) die(err);
         const int V = cfg.vocab_size, T = cfg.max_seq_len;
-        sampler = [=](Rng& rng, int B, int Tb, int* x, int* y) {
-            std::vector<int> seg(B), start(B);
-            fill_shifted_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg.data(), start.data());
+        sampler = [=, &seg_buf, &start_buf](Rng& rng, int B, int Tb, int* x, int* y) {
+            seg_buf.resize(B), start_buf.resize(B);  // grow once to the batch size: no allocation per step
+            fill_shifted_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg_buf.data(), start_buf.data());
         };
         Rng eval_rng(tc.seed * 7919 + 13);
         eval.n_batches = eval_batches, eval.B = tc.batch, eval.T = T;
