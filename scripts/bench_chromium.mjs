@@ -3,16 +3,13 @@
 // `scripts/build wasm`) on 127.0.0.1, opens bench.html in headless Chromium and prints the JSON on stdout.
 //   node scripts/bench_chromium.mjs [--quick] [--dir build/wasm/tests/bench] [--timeout-s 1800]
 // Progress and browser messages go to stderr. Exits non-zero if anything fails to run.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isForeign, launchChromium } from './chromium.mjs';
 import { startServer } from './serve.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const argv = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -28,13 +25,6 @@ const fail = (msg) => {
   process.exit(1);
 };
 
-if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} not found: run scripts/test once (it installs Debian's chromium)`);
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  fail('playwright-core is not installed: run scripts/test once (it runs npm ci)');
-}
 for (const f of ['bench.html', 'bench_worker.mjs', 'mha_bench_web.js', 'mha_bench_web.wasm'])
   if (!existsSync(join(dir, f))) fail(`${join(dir, f)} is missing: run scripts/build wasm`);
 
@@ -47,16 +37,14 @@ server.prependListener('request', (_req, res) => {
   res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
 });
 
-const profile = mkdtempSync(join(tmpdir(), 'mha-bench-chromium-'));
-let context;
+let browser;
 let status = 0;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
+  const { context } = browser;
   // nothing leaves 127.0.0.1 (data: and blob: never reach the network)
   const blocked = [];
-  await context.route((u) => u.hostname !== '127.0.0.1' && u.protocol !== 'data:' && u.protocol !== 'blob:',
+  await context.route((u) => isForeign(u.href),
     (route) => { blocked.push(route.request().url()); return route.abort(); });
 
   const page = context.pages()[0] ?? (await context.newPage());
@@ -79,8 +67,7 @@ try {
   process.stderr.write(`bench_chromium: ${err?.message ?? err}\n`);
   status = 1;
 } finally {
-  await context?.close().catch(() => {});
+  await browser?.close().catch(() => {});
   server.close();
-  rmSync(profile, { recursive: true, force: true });
 }
 process.exit(status);

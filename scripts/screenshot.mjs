@@ -2,15 +2,11 @@
 // Serves public/ on a free loopback port, opens the page in headless Chromium at 1280x800 and saves a
 // screenshot of what a visitor first sees (the README uses it). Build first: scripts/build wasm.
 //   node scripts/screenshot.mjs [out.png] [--hash '#D=8&H=4']      default out: public/img/screenshot.png
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from './serve.mjs';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const args = process.argv.slice(2);
 const hashAt = args.indexOf('--hash');
@@ -18,12 +14,10 @@ const hash = hashAt >= 0 ? args.splice(hashAt, 2)[1] ?? '' : '';
 const out = resolve(args[0] ?? fileURLToPath(new URL('../public/img/screenshot.png', import.meta.url)));
 
 const { server, url } = await startServer({ port: 0 });
-const profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
-let context;
+let browser;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
-  });
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
+  const { context } = browser;
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
@@ -39,7 +33,6 @@ try {
   console.error(`screenshot failed: ${err.message}`);
   process.exitCode = 1;
 } finally {
-  await context?.close();
+  await browser?.close();
   server.close();
-  rmSync(profile, { recursive: true, force: true });
 }

@@ -5,55 +5,38 @@
 // each (README). Screenshots go to tests/browser/output/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const BREAK = 'panel=break&variants=no_transpose_split,no_transpose_merge&bsteps=16&bbatch=4';
 const INDUCTION = 'panel=induction&nsteps=80';
 
-let server, base, host, hostBase, profile, context, breakPage, inductionPage;
+let server, base, host, hostBase, browser, context, breakPage, inductionPage;
 const consoleErrors = [];
 const foreignRequests = [];
 
 before(async () => {
   ({ server, url: base } = await startServer({ port: 0 }));
-  host = createServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>course page</title></head><body>
+  ({ server: host, url: hostBase } = await serveOnePage(`<!doctype html><html><head><title>course page</title></head><body>
       <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; height: 900px; border: 0"
-        src="${base}?embed=1&panel=break#variants=no_transpose_merge&bsteps=6&bbatch=2"></iframe></body></html>`);
-  });
-  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
-  hostBase = `http://127.0.0.1:${host.address().port}/`;
-  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
-  });
+        src="${base}?embed=1&panel=break#variants=no_transpose_merge&bsteps=6&bbatch=2"></iframe></body></html>`));
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
+  ({ context } = browser);
   context.setDefaultTimeout(20_000);
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
   host?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 function watch(p) {
-  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  p.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
-  });
+  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
 }
 
 async function openPage(hash) {

@@ -4,21 +4,18 @@
 // tests/browser/output/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 // a quick comparison: three runs of a small model, a few seconds in all
 const QUICK = 'panel=heads&steps=24&batch=4&context=32&layers=2';
 
-let server, base, host, hostBase, profile, context, page;
+let server, base, host, hostBase, browser, context, page;
 const consoleErrors = [];   // console errors and uncaught page errors, from every page and frame
 const foreignRequests = []; // every URL whose host is not 127.0.0.1 (data: and blob: are fine)
 let downloadDir;
@@ -26,9 +23,7 @@ let downloadDir;
 before(async () => {
   ({ server, url: base } = await startServer({ port: 0 }));
   // the course page that embeds a panel: another origin on this machine, serving one small HTML page
-  host = createServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>course page</title></head><body>
+  ({ server: host, url: hostBase } = await serveOnePage(`<!doctype html><html><head><title>course page</title></head><body>
       <h1>A course page</h1>
       <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; border: 0"
         src="${base}?embed=1&panel=heads#steps=12&batch=4&context=32&hide=corpus,lr"></iframe>
@@ -40,16 +35,10 @@ before(async () => {
             document.getElementById('lab').style.height = e.data.height + 'px';
           }
         });
-      </script></body></html>`);
-  });
-  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
-  hostBase = `http://127.0.0.1:${host.address().port}/`;
-  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
+      </script></body></html>`));
   downloadDir = mkdtempSync(join(tmpdir(), 'mha-downloads-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir,
-  });
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir });
+  ({ context } = browser);
   context.setDefaultTimeout(20_000);
   // long tasks on the main thread, recorded from the start of every page
   await context.addInitScript(() => {
@@ -64,19 +53,14 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
   host?.close();
-  for (const dir of [profile, downloadDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (downloadDir) rmSync(downloadDir, { recursive: true, force: true });
 });
 
 function watch(p) {
-  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  p.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
-  });
+  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
 }
 
 async function openPage(hash, url = base) {

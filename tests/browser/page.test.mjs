@@ -3,47 +3,35 @@
 // One server and one browser for the file; each check is its own test. Screenshots go to tests/browser/output/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-let server, base, profile, context, page;
+let server, base, browser, context, page;
 const consoleErrors = [];   // console 'error' messages and uncaught page errors, from every page
 const foreignRequests = []; // every URL whose host is not 127.0.0.1 (data: and blob: are fine)
 
 before(async () => {
   ({ server, url: base } = await startServer({ port: 0 }));
-  profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
+  ({ context } = browser);
   context.setDefaultTimeout(10_000);
   page = await openPage('');
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 // a new tab on base + hash, watched for errors and foreign requests, resolved once the page has drawn
 async function openPage(hash) {
   const p = context.pages().find((x) => x.url() === 'about:blank') ?? (await context.newPage());
-  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  p.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
-  });
+  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
   await p.goto(base + hash);
   await p.waitForSelector('html[data-ready="true"]');
   return p;

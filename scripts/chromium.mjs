@@ -1,0 +1,70 @@
+// Debian's Chromium, headless, the way every browser script of the project starts it (the browser tests,
+// scripts/screenshot.mjs, scripts/bench_chromium.mjs): as root, with a fresh profile, and without the background
+// networking that this machine's closed network would refuse. Never downloads a browser of its own.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * Launches Chromium with a new empty profile. options go to playwright's launchPersistentContext (viewport,
+ * acceptDownloads, ...). close() closes the browser and removes the profile.
+ * @returns {Promise<{context: import('playwright-core').BrowserContext, close: () => Promise<void>}>}
+ */
+export async function launchChromium(options = {}) {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} not found: run scripts/test once (it installs Debian's chromium)`);
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, ...options,
+    });
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True for a URL that leaves the machine: not 127.0.0.1, and not data: or blob: (those stay in the page). */
+export function isForeign(url) {
+  const u = new URL(url);
+  return u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1';
+}
+
+/**
+ * Records a page's console errors and uncaught errors into record.errors, and every request that would leave
+ * 127.0.0.1 into record.foreign.
+ * @param {import('playwright-core').Page} page
+ * @param {{errors: string[], foreign: string[]}} record
+ */
+export function watchPage(page, record) {
+  page.on('console', (m) => { if (m.type() === 'error') record.errors.push(m.text()); });
+  page.on('pageerror', (e) => record.errors.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => { if (isForeign(r.url())) record.foreign.push(r.url()); });
+}
+
+/**
+ * Serves one HTML page on a free loopback port: another origin on this machine, e.g. the course page that embeds
+ * a panel in the embedding tests.
+ * @returns {Promise<{server: import('node:http').Server, url: string}>}
+ */
+export async function serveOnePage(html) {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+}
