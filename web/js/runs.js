@@ -337,3 +337,18 @@ export function drawScheduler(draw, ms) {
     }, wait);
   };
 }
+
+/**
+ * True once no run is still starting and none failed to start: then the panel starts them all together, so runs
+ * with matched budgets share the cores from their first step.
+ * @param {Iterable<Run>} runs
+ */
+export function allReady(runs) {
+  return [...runs].every((r) => r.status !== 'starting' && r.status !== 'failed');
+}
+
+/** The word a run card shows for a run's status. @param {Run} run */
+export function statusWord(run) {
+  return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
+    done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
+}

@@ -4,10 +4,10 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
-import { Run, drawScheduler } from '../runs.js';
+import { allReady, drawScheduler, Run } from '../runs.js';
 import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
-import { count, el } from '../views/dom.js';
+import { count, el, showAlert } from '../views/dom.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, nLayers: 2, context: 64, mlp: true },   // tiny-char
@@ -150,7 +150,7 @@ export function setupBreak(app) {
 
   function onEvent(e) {
     const { run, type } = e;
-    if (type === 'ready' && [...runs.values()].every((r) => r.status !== 'starting' && r.status !== 'failed')) {
+    if (type === 'ready' && allReady(runs.values())) {
       for (const r of runs.values()) r.start();
     }
     if (type === 'failed' || type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
@@ -313,10 +313,7 @@ export function setupBreak(app) {
     ui.swapText.classList.remove('muted');
   }
 
-  function showError(message) {
-    ui.error.textContent = message ? app.readable(message) : '';
-    ui.error.hidden = !message;
-  }
+  function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- events
   for (const inp of [ui.steps, ui.batch, ui.lr, ui.seed]) inp.addEventListener('input', read);

@@ -3,9 +3,9 @@
 // from the core in the workers, the pictures from the views.
 import { constants, parameterLedger } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { Run, drawScheduler } from '../runs.js';
+import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
-import { count, download, el, table } from '../views/dom.js';
+import { count, download, el, showAlert, table } from '../views/dom.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -159,7 +159,7 @@ export function setupHeads(app) {
       if (run.key === 'upload') {
         run.settings = { ...run.settings, nHeads: run.facts.nHeads, dModel: run.facts.dModel, nLayers: run.facts.nLayers, context: run.facts.context };
         run.label = `file (H = ${run.facts.nHeads})`;
-      } else if (runs().every((r) => r.status !== 'starting' && r.status !== 'failed')) {
+      } else if (allReady(runs())) {
         for (const r of runs()) if (r.key !== 'upload') r.start();
       }
     }
@@ -283,15 +283,8 @@ export function setupHeads(app) {
       ['run', 'parameters', 'final validation loss', 'last training loss', 'wall time', 'tokens/s'], rows, { class: 'final-table' }));
   }
 
-  function statusWord(run) {
-    return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
-      done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
-  }
 
-  function showError(message) {
-    ui.error.textContent = message ? app.readable(message) : '';
-    ui.error.hidden = !message;
-  }
+  function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- CSV
   function csv() {

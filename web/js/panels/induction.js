@@ -4,10 +4,10 @@
 // attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
 // threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
-import { Run, drawScheduler } from '../runs.js';
+import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { el, table } from '../views/dom.js';
+import { el, showAlert, table } from '../views/dom.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, context: 32, mlp: false },
@@ -85,7 +85,7 @@ export function setupInduction(app) {
 
   function onEvent(e) {
     const { run, type } = e;
-    if (type === 'ready' && [...runs.values()].every((r) => r.status !== 'starting' && r.status !== 'failed')) {
+    if (type === 'ready' && allReady(runs.values())) {
       for (const r of runs.values()) r.start();
     }
     if (type === 'failed' || type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
@@ -199,15 +199,8 @@ export function setupInduction(app) {
     ui.summary.textContent = parts.join(' ');
   }
 
-  function statusWord(run) {
-    return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
-      done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
-  }
 
-  function showError(message) {
-    ui.error.textContent = message ? app.readable(message) : '';
-    ui.error.hidden = !message;
-  }
+  function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   for (const inp of [ui.steps, ui.lr, ui.seed]) inp.addEventListener('input', read);
   ui.start.addEventListener('click', startAll);

@@ -3,7 +3,7 @@
 // Every request goes to the run's worker (its inspector session), so the page never computes attention itself.
 import { constants } from '../engine.js';
 import { attentionLegend } from '../views/attention_view.js';
-import { download, el } from '../views/dom.js';
+import { download, el, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 
@@ -177,10 +177,7 @@ export function setupInside(app) {
         el('thead', {}, head), body));
   }
 
-  function showError(message) {
-    ui.error.textContent = message;
-    ui.error.hidden = !message;
-  }
+  function showError(message) { showAlert(ui.error, message); }
 
   // ---------------------------------------------------------------- events
   new IntersectionObserver((entries) => {

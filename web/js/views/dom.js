@@ -63,3 +63,13 @@ export function count(n) {
   return COUNT_FORMAT.format(Math.round(n));
 }
 const COUNT_FORMAT = new Intl.NumberFormat('en-US');  // toLocaleString builds a formatter per call: slow
+
+/**
+ * Shows message in an alert element (role="alert"), or hides it when message is empty. Text only, never HTML.
+ * @param {HTMLElement} alert
+ * @param {string} message
+ */
+export function showAlert(alert, message) {
+  alert.textContent = message || '';
+  alert.hidden = !message;
+}
