@@ -14,42 +14,6 @@
 
 namespace mha::simd {
 
-// ---------------------------------------------------------------- a · bᵀ (dot products along K)
-// One MR×NR block of out: MR rows of a against NR rows of b, MR*NR accumulators, one hadd each at the end.
-template <class T, int MR, int NR>
-inline void nt_block(T* out, const T* a, const T* b, const T* bias, int m, int n, int N, int K,
-                     bool accumulate) {
-    using batch = xsimd::batch<T>;
-    constexpr int W = static_cast<int>(batch::size);
-    const int k_vec = K - K % W;
-    batch acc[MR][NR];
-    for (int r = 0; r < MR; ++r)
-        for (int c = 0; c < NR; ++c) acc[r][c] = batch(T(0));
-    for (int k = 0; k < k_vec; k += W) {
-        batch av[MR];
-        for (int r = 0; r < MR; ++r) av[r] = batch::load_unaligned(a + (m + r) * K + k);
-        for (int c = 0; c < NR; ++c) {
-            batch bv = batch::load_unaligned(b + (n + c) * K + k);
-            for (int r = 0; r < MR; ++r) acc[r][c] = xsimd::fma(av[r], bv, acc[r][c]);
-        }
-    }
-    for (int r = 0; r < MR; ++r)
-        for (int c = 0; c < NR; ++c) {
-            T s = xsimd::hadd(acc[r][c]);
-            for (int k = k_vec; k < K; ++k) s += a[(m + r) * K + k] * b[(n + c) * K + k];
-            if (bias) s += bias[n + c];
-            T& o = out[(m + r) * N + n + c];
-            o = accumulate ? o + s : s;
-        }
-}
-
-template <class T, int MR>
-inline void nt_rows(T* out, const T* a, const T* b, const T* bias, int m, int N, int K, bool accumulate) {
-    int n = 0;
-    for (; n + 4 <= N; n += 4) nt_block<T, MR, 4>(out, a, b, bias, m, n, N, K, accumulate);
-    for (; n < N; ++n) nt_block<T, MR, 1>(out, a, b, bias, m, n, N, K, accumulate);
-}
-
 // ---------------------------------------------------------------- A · b (broadcast-multiply along N)
 // A is read through strides so one kernel serves a·b (a is (M,K): sam=K, sak=1) and aᵀ·b (a is (K,M):
 // sam=1, sak=M). MR rows of out, NB batches of columns, accumulators stay in registers over all of K.
@@ -266,7 +230,8 @@ void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S dec
 // ---------------------------------------------------------------- a · bᵀ through a packed bᵀ
 // out (M,N) [+]= a (M,K) · b (N,K)ᵀ + bias (N); bias may be null.
 // Packs bᵀ (K,N) once (O(NK), against O(MNK) of work) into a scratch buffer that only ever grows, then runs the
-// broadcast-FMA kernel, which needs no horizontal sum per output (the dot-product form above does: nt_block).
+// broadcast-FMA kernel, which needs no horizontal sum per output (the dot-product form it replaced needed one per
+// output, and was the largest single cost of a training step in the first callgrind profile).
 template <class T>
 void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
     thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
@@ -280,13 +245,6 @@ void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int 
             for (int n = 0; n < N; ++n) out[m * N + n] += bias[n];
 }
 
-// the dot-product form: each output is one hadd of MR×NR accumulators; kept as the second twin to measure against
-template <class T>
-void matmul_nt_dot(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
-    int m = 0;
-    for (; m + 4 <= M; m += 4) nt_rows<T, 4>(out, a, b, bias, m, N, K, accumulate);
-    for (; m < M; ++m) nt_rows<T, 1>(out, a, b, bias, m, N, K, accumulate);
-}
 
 }  // namespace mha::simd
 

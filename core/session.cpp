@@ -45,7 +45,7 @@ std::string TrainingSession::init(const ModelConfig& model, const TrainConfig& t
     err = setup_data(text, m.max_seq_len);
     if (!err.empty()) return err;
     eval_count_ = eval_batches;
-    eval_ = data_.eval_batches(eval_count_, t.batch, m.max_seq_len, t.seed * 7919 + 13);  // as mha-train does
+    eval_ = data_.eval_batches(eval_count_, t.batch, m.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(m, t, make_sampler());
     return "";
 }
@@ -79,7 +79,7 @@ std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std:
     err = setup_data(text, c.config.max_seq_len);
     if (!err.empty()) return err;
     eval_count_ = eval_batches;
-    eval_ = data_.eval_batches(eval_count_, t.batch, c.config.max_seq_len, t.seed * 7919 + 13);
+    eval_ = data_.eval_batches(eval_count_, t.batch, c.config.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(c.config, t, make_sampler());
     trainer_->restore(c);
     return "";
@@ -122,14 +122,8 @@ std::string TrainingSession::init_induction(const ModelConfig& model, const Trai
     baseline_ = std::log(double(task.vocab - 1));  // a uniform guess over the symbols that follow BOS
     BatchSampler sampler = make_sampler();
     // the validation batches: the same task from a fixed seed, as mha-train draws them
-    const int B = t.batch, T = m.max_seq_len;
     eval_count_ = eval_batches;
-    eval_ = EvalBatches();
-    eval_.n_batches = eval_batches, eval_.B = B, eval_.T = T;
-    eval_.x.resize(std::size_t(eval_batches) * B * T), eval_.y.resize(eval_.x.size());
-    Rng eval_rng(t.seed * 7919 + 13);
-    for (int i = 0; i < eval_batches; ++i)
-        sampler(eval_rng, B, T, eval_.x.data() + std::size_t(i) * B * T, eval_.y.data() + std::size_t(i) * B * T);
+    eval_ = sample_eval_batches(sampler, eval_batches, t.batch, m.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(m, t, sampler);
     return "";
 }

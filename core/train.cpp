@@ -67,6 +67,16 @@ double Trainer::evaluate(const EvalBatches& eval) {
     return total / eval.n_batches;
 }
 
+EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T, std::uint64_t seed) {
+    MHA_CHECK(n >= 1 && B >= 1 && T >= 1, "evaluation batches need n, B and T of at least 1");
+    EvalBatches e;
+    e.n_batches = n, e.B = B, e.T = T;
+    e.x.resize(std::size_t(n) * B * T), e.y.resize(e.x.size());
+    Rng rng(seed);
+    for (int i = 0; i < n; ++i) sampler(rng, B, T, e.x.data() + std::size_t(i) * B * T, e.y.data() + std::size_t(i) * B * T);
+    return e;
+}
+
 CheckpointOptimizer Trainer::optimizer_state() const {
     return CheckpointOptimizer{m_, v_, step_, data_rng_.state()};
 }

@@ -32,6 +32,14 @@ std::string validate(const TrainConfig& t, const ModelConfig& m);
 // fills x (B,T) with inputs and y (B,T) with next-token targets (-1 = no loss at that position)
 using BatchSampler = std::function<void(Rng& rng, int B, int T, int* x, int* y)>;
 
+// The seed of a run's fixed evaluation batches, from its training seed: the page and mha-train derive it the
+// same way, so their curves of the same run are measured on the same batches.
+inline std::uint64_t eval_seed(std::uint64_t train_seed) { return train_seed * 7919 + 13; }
+
+// n fixed evaluation batches (n,B,T) drawn by a task's sampler from Rng(seed) alone (for tasks that have no
+// held-out text, such as the induction task)
+EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T, std::uint64_t seed);
+
 struct StepResult {
     int step = 0;            // the step just taken (0-based)
     double loss = 0;         // training loss of this step's batch, before the update

@@ -107,15 +107,12 @@ TEST_CASE("the NaN guard skips the update and never writes a non-finite weight",
     CHECK(calls == 4);
 }
 
-TEST_CASE("a huge learning rate is caught by the guard, not written into the weights", "[train]") {
+TEST_CASE("a huge learning rate without clipping never writes a non-finite weight", "[train]") {
     TrainConfig t = tiny_train();
-    t.lr = t.min_lr = 10.0, t.warmup = 0, t.clip = 0;  // no clipping: let it diverge
+    t.lr = t.min_lr = 10.0, t.warmup = 0, t.clip = 0;  // no clipping: the largest steps AdamW can take
     Trainer tr(tiny_config(), t, counting_sampler);
-    int skipped = 0;
-    for (int i = 0; i < 60; ++i) skipped += tr.step().skipped;
+    for (int i = 0; i < 60; ++i) tr.step();
     for (std::size_t i = 0; i < tr.model().num_params(); ++i) REQUIRE(std::isfinite(tr.model().params()[i]));
-    INFO("skipped " << skipped << " of 60 steps");
-    SUCCEED();
 }
 
 TEST_CASE("sampling is reproducible from its seed and greedy decoding follows the learned rule", "[train]") {

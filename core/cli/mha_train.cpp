@@ -184,10 +184,7 @@ int run(const Options& o) {
             seg_buf.resize(B), start_buf.resize(B);  // grow once to the batch size: no allocation per step
             fill_shifted_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg_buf.data(), start_buf.data());
         };
-        Rng eval_rng(tc.seed * 7919 + 13);
-        eval.n_batches = eval_batches, eval.B = tc.batch, eval.T = T;
-        eval.x.resize(std::size_t(eval_batches) * tc.batch * T), eval.y.resize(eval.x.size());
-        for (int i = 0; i < eval_batches; ++i) sampler(eval_rng, tc.batch, T, eval.x.data() + i * tc.batch * T, eval.y.data() + i * tc.batch * T);
+        eval = sample_eval_batches(sampler, eval_batches, tc.batch, T, eval_seed(tc.seed));
         baseline = std::log(double(V - 1));
     } else {
         const std::string text = read_text(o["corpus"]);
@@ -199,7 +196,7 @@ int run(const Options& o) {
         err = make_text_dataset(text, tok, cfg.max_seq_len, data);
         if (!err.empty()) die(err);
         sampler = [&data](Rng& rng, int B, int T, int* x, int* y) { data.sample_batch(rng, B, T, x, y); };
-        eval = data.eval_batches(eval_batches, tc.batch, cfg.max_seq_len, tc.seed * 7919 + 13);
+        eval = data.eval_batches(eval_batches, tc.batch, cfg.max_seq_len, eval_seed(tc.seed));
         baseline = unigram_baseline_loss(data.train, data.val, cfg.vocab_size);
     }
     {
