@@ -403,7 +403,12 @@ test('screenshots of the lab at 1280x800 and 390x844, no sideways scrolling at 3
     await p.evaluate(() => document.activeElement?.blur());
     await p.locator('#panel-heads').scrollIntoViewIfNeeded();
     await p.screenshot({ path: join(OUTPUT, 'lab-heads-1280.png') });
-    await p.locator('#panel-inside').scrollIntoViewIfNeeded();
+    // panels render as they come into view (content-visibility: auto) and change height: scroll, let them lay out,
+    // and scroll to the panel's top again
+    for (let i = 0; i < 2; ++i) {
+      await p.locator('#panel-inside').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+      await p.waitForTimeout(300);
+    }
     await p.screenshot({ path: join(OUTPUT, 'lab-inside-1280.png') });
     await p.screenshot({ path: join(OUTPUT, 'lab-full-1280.png'), fullPage: true });
     await p.setViewportSize({ width: 390, height: 844 });
