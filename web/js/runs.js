@@ -352,3 +352,21 @@ export function statusWord(run) {
   return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
     done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
 }
+
+/**
+ * The event handler of a panel that trains several runs side by side: starts them all once every worker is ready,
+ * reports failures and worker restarts, and asks for a redraw, at once for changes of state and throttled for the
+ * stream of measurements (the event types listed in streaming).
+ * @param {{runs: Map<string, Run>, showError: (message: string) => void, status: HTMLElement,
+ *   readable: (error: unknown) => string, schedule: (now?: boolean) => void, streaming: string[]}} o
+ * @returns {(event: {run: Run, type: string}) => void}
+ */
+export function sideBySideHandler({ runs, showError, status, readable, schedule, streaming }) {
+  return (e) => {
+    const { run, type } = e;
+    if (type === 'ready' && allReady(runs.values())) for (const r of runs.values()) r.start();
+    if (type === 'failed' || type === 'error') showError(`${run.label}: ${readable(e.error)}`);
+    if (type === 'died') status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
+    schedule(!streaming.includes(type));
+  };
+}

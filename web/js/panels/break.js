@@ -4,7 +4,7 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
-import { allReady, drawScheduler, Run } from '../runs.js';
+import { drawScheduler, Run, sideBySideHandler } from '../runs.js';
 import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, el, showAlert } from '../views/dom.js';
@@ -148,15 +148,10 @@ export function setupBreak(app) {
     draw();
   }
 
-  function onEvent(e) {
-    const { run, type } = e;
-    if (type === 'ready' && allReady(runs.values())) {
-      for (const r of runs.values()) r.start();
-    }
-    if (type === 'failed' || type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
-    if (type === 'died') ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    schedule(!['progress', 'val', 'snapshot'].includes(type));
-  }
+  // schedule is looked up when an event arrives: it is defined below, with the drawing
+  const onEvent = sideBySideHandler({ runs, showError, status: ui.status, readable: app.readable,
+    schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot'] });
+
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);

@@ -4,7 +4,7 @@
 // attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
 // threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
-import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
+import { drawScheduler, Run, sideBySideHandler, statusWord } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
 import { el, showAlert, table } from '../views/dom.js';
@@ -83,15 +83,10 @@ export function setupInduction(app) {
     draw();
   }
 
-  function onEvent(e) {
-    const { run, type } = e;
-    if (type === 'ready' && allReady(runs.values())) {
-      for (const r of runs.values()) r.start();
-    }
-    if (type === 'failed' || type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
-    if (type === 'died') ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    schedule(!['progress', 'val', 'snapshot', 'induction'].includes(type));
-  }
+  // schedule is looked up when an event arrives: it is defined below, with the drawing
+  const onEvent = sideBySideHandler({ runs, showError, status: ui.status, readable: app.readable,
+    schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot', 'induction'] });
+
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
