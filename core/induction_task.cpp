@@ -27,28 +27,6 @@ std::string validate_induction_task(int T, int V, int min_len, int max_len) {
     return "";
 }
 
-void fill_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len) {
-    const std::string err = validate_induction_task(T, V, min_len, max_len);
-    MHA_CHECK(err.empty(), "induction fill_batch: " + err);
-    MHA_CHECK(B >= 1, "induction fill_batch: B must be positive");
-    const auto n_lengths = static_cast<std::uint32_t>(max_len - min_len + 1);
-    for (int b = 0; b < B; ++b) {
-        int* x_b = x + static_cast<std::size_t>(b) * T;
-        int* y_b = y + static_cast<std::size_t>(b) * T;
-        const int L = min_len + static_cast<int>(rng.below(n_lengths));
-        seg_len[b] = L;
-        x_b[0] = INDUCTION_BOS;
-        for (int i = 1; i <= L; ++i) {
-            x_b[i] = random_token(rng, V);
-            x_b[L + i] = x_b[i];  // the repeat
-        }
-        for (int t = 2 * L + 1; t < T; ++t) x_b[t] = random_token(rng, V);
-        // next-token targets; past the end of x the "next token" is one more fresh random token
-        for (int t = 0; t + 1 < T; ++t) y_b[t] = x_b[t + 1];
-        y_b[T - 1] = random_token(rng, V);
-    }
-}
-
 void fill_shifted_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len,
                         int* seg_start) {
     const std::string err = validate_induction_task(T, V, min_len, max_len);

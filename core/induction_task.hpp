@@ -2,10 +2,11 @@
 // and induction heads", https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/).
 // Each sequence of length T over V symbols (token 0 is BOS) is
 //
-//   position:  0     1 .. L          L+1 .. 2L        2L+1 .. T-1
-//   x:         BOS   r_1 .. r_L      r_1 .. r_L       fresh random tokens (filler)
+//   position:  0     1 .. P       P+1 .. P+L     P+L+1 .. P+2L    P+2L+1 .. T-1
+//   x:         BOS   filler       r_1 .. r_L     r_1 .. r_L       filler
 //
-// with L drawn per sequence from [min_len, max_len] and every r_i, filler token uniform in 1..V-1.
+// with L drawn per sequence from [min_len, max_len], the offset P from 0 .. T-1-2L, and every r_i and filler
+// token uniform in 1..V-1.
 // y is x shifted by one: y[t] = x[t+1], and the last target y[T-1] is a fresh random token. Nothing but
 // the repeat is predictable, so the loss on the repeat's targets falls only once a model can look back to
 // where the current token occurred before and copy what came next: a previous-token head in layer 0
@@ -25,19 +26,17 @@ constexpr int INDUCTION_BOS = 0;  // token 0 starts every sequence and never app
 // 1 <= min_len <= max_len <= (T-1)/2 (the two copies and BOS must fit in T).
 std::string validate_induction_task(int T, int V, int min_len, int max_len);
 
-// x (B,T), y (B,T), seg_len (B) the L of each sequence. Throws mha::Error on arguments that
-// validate_induction_task rejects (check them there first for a message). Deterministic given rng.
-void fill_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len);
-
-// The same task with the segment at a random place: x = [BOS, P random tokens, r_1..r_L, r_1..r_L, random...],
-// P uniform in 0 .. T-1-2L. With the segment always right after BOS a model can locate the earlier copy by
-// position alone (we saw 2-layer models do exactly that and never form induction heads); a random offset leaves
-// only the content to match. seg_start (B) = 1 + P, the position of r_1. The training task of the induction lab.
+// x (B,T), y (B,T), seg_len (B) the L of each sequence, seg_start (B) = 1 + P, the position of r_1. With the
+// segment always right after BOS (P = 0) a model can locate the earlier copy by position alone (we saw 2-layer
+// models do exactly that and never form induction heads); a random offset leaves only the content to match.
+// Throws mha::Error on arguments that validate_induction_task rejects (check them there first for a message).
+// Deterministic given rng.
 void fill_shifted_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len,
                         int* seg_start);
 
 // ------------------------------------------------------------------------------------------ positions
-// For a sequence with segment length L. "t" indexes x (and y: y[t] is the target predicted at t).
+// For a sequence with segment length L right after BOS, as in the probes below (in a training sequence, count t
+// from seg_start - 1). "t" indexes x (and y: y[t] is the target predicted at t).
 
 // x[t] is r_{t} of the first copy: 1 <= t <= L
 inline bool in_first_copy(int t, int L) { return t >= 1 && t <= L; }
