@@ -1,37 +1,23 @@
 // Loss curves of several runs on one set of axes (uPlot, vendored from the npm lock file): validation loss as
 // thick lines with points, training loss of each step's batch as thin lines, a dashed unigram baseline. Runs
 // differ by colour AND dash pattern, and the legend names every series, so nothing rests on colour alone.
-import uPlot from '../../vendor/uPlot.esm.js';
 import { el } from './dom.js';
+import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
 
-const SETTINGS = {
-  height: 300,          // px
-  minWidth: 280,        // px
-  colours: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00'],   // Okabe & Ito
-  dashes: [[], [10, 5], [3, 4], [14, 4, 3, 4], [6, 3]],
-};
+const SIZE = { height: 300, minWidth: 280 };  // px
 
 /**
  * @typedef {{label: string, train: {step: number[], loss: number[]}, val: {step: number[], loss: number[]}}} Curve
  */
 
-export class CurvesView {
+export class CurvesView extends UPlotChart {
   /**
    * @param {HTMLElement} root an empty container (role="img"); the view owns its content
    * @param {{valuesRoot: HTMLElement}} settings where the text alternative (a table of validation losses) goes
    */
   constructor(root, settings) {
-    this.root = root;
+    super(root, SIZE);
     this.valuesRoot = settings.valuesRoot;
-    this.plot = null;
-    this.key = '';
-    new ResizeObserver(() => {
-      if (this.plot) this.plot.setSize({ width: this.width(), height: SETTINGS.height });
-    }).observe(root);
-  }
-
-  width() {
-    return Math.max(SETTINGS.minWidth, this.root.clientWidth || SETTINGS.minWidth);
   }
 
   /**
@@ -49,29 +35,23 @@ export class CurvesView {
       series.push(val, train);
     }
     if (baseline) series.push(x.map(() => baseline));
-    if (key !== this.key || !this.plot) {
-      this.plot?.destroy();
-      this.key = key;
-      this.plot = runs.length ? new uPlot(this.options(runs, !!baseline), series, this.root) : null;
-    } else {
-      this.plot.setData(series);
-    }
+    this.render(key, series, runs.length ? () => this.options(runs, !!baseline) : null);
     this.describe(runs);
   }
 
   options(runs, withBaseline) {
     const series = [{ label: 'step' }];
     runs.forEach((r, i) => {
-      const stroke = SETTINGS.colours[i % SETTINGS.colours.length], dash = SETTINGS.dashes[i % SETTINGS.dashes.length];
+      const { stroke, dash } = seriesStyle(i);
       series.push({ label: `${r.label} validation`, stroke, width: 2.5, dash, spanGaps: true,
-        points: { show: true, size: 6, fill: stroke }, value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+        points: { show: true, size: 6, fill: stroke }, value: threeDecimals });
       series.push({ label: `${r.label} training`, stroke: `${stroke}88`, width: 1, dash, spanGaps: true,
-        points: { show: false }, value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+        points: { show: false }, value: threeDecimals });
     });
     if (withBaseline) series.push({ label: 'unigram baseline', stroke: '#777', width: 1.5, dash: [4, 4], points: { show: false },
-      value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+      value: threeDecimals });
     return {
-      width: this.width(), height: SETTINGS.height,
+      width: this.width(), height: SIZE.height,
       scales: { x: { time: false } },
       axes: [{ label: 'training step' }, { label: 'loss (nats per character)' }],
       series,

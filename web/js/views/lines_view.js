@@ -1,39 +1,25 @@
 // Several measured quantities over training steps on one set of axes (uPlot): per-head scores, copy losses. Each
 // series has its own x values (the steps where it was measured); series differ by colour AND dash pattern, and the
 // legend names each, so nothing rests on colour alone. Optional horizontal guides (a threshold, a baseline).
-import uPlot from '../../vendor/uPlot.esm.js';
+import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
 
-const SETTINGS = {
-  height: 220,          // px
-  minWidth: 260,        // px
-  colours: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'],   // Okabe & Ito
-  dashes: [[], [10, 5], [3, 4], [14, 4, 3, 4], [6, 3], [2, 2], [12, 3]],
-  guideColour: '#777',
-};
+const SIZE = { height: 220, minWidth: 260 };  // px
+const GUIDE_COLOUR = '#777';
 
 /**
  * @typedef {{label: string, step: number[], value: number[], style?: number}} Line  style: colour/dash index
  * @typedef {{label: string, value: number}} Guide  a horizontal dashed line
  */
 
-export class LinesView {
+export class LinesView extends UPlotChart {
   /**
    * @param {HTMLElement} root an empty container (role="img"); the view owns its content
    * @param {{yLabel: string, yRange?: [number, number], describe: string}} settings describe names the chart in
    *   its text alternative ('Induction scores')
    */
   constructor(root, settings) {
-    this.root = root;
+    super(root, SIZE);
     this.settings = settings;
-    this.plot = null;
-    this.key = '';
-    new ResizeObserver(() => {
-      if (this.plot) this.plot.setSize({ width: this.width(), height: SETTINGS.height });
-    }).observe(root);
-  }
-
-  width() {
-    return Math.max(SETTINGS.minWidth, this.root.clientWidth || SETTINGS.minWidth);
   }
 
   /**
@@ -50,30 +36,21 @@ export class LinesView {
       series.push(v);
     }
     for (const g of guides) series.push(steps.map(() => g.value));
-    if (key !== this.key || !this.plot) {
-      this.plot?.destroy();
-      this.key = key;
-      this.plot = lines.length && steps.length ? new uPlot(this.options(lines, guides), series, this.root) : null;
-      if (!this.plot) this.key = '';
-    } else {
-      this.plot.setData(series);
-    }
+    this.render(key, series, lines.length && steps.length ? () => this.options(lines, guides) : null);
     this.describe(lines, guides);
   }
 
   options(lines, guides) {
     const series = [{ label: 'step' }];
     lines.forEach((l, i) => {
-      const k = l.style ?? i;
-      const stroke = SETTINGS.colours[k % SETTINGS.colours.length], dash = SETTINGS.dashes[k % SETTINGS.dashes.length];
-      series.push({ label: l.label, stroke, width: 2, dash, spanGaps: true, points: { show: false },
-        value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+      const { stroke, dash } = seriesStyle(l.style ?? i);
+      series.push({ label: l.label, stroke, width: 2, dash, spanGaps: true, points: { show: false }, value: threeDecimals });
     });
-    for (const g of guides) series.push({ label: g.label, stroke: SETTINGS.guideColour, width: 1.5, dash: [4, 4], points: { show: false },
-      value: (u, v) => (v == null ? '–' : v.toFixed(3)) });
+    for (const g of guides) series.push({ label: g.label, stroke: GUIDE_COLOUR, width: 1.5, dash: [4, 4], points: { show: false },
+      value: threeDecimals });
     const y = this.settings.yRange ? { range: this.settings.yRange } : {};
     return {
-      width: this.width(), height: SETTINGS.height,
+      width: this.width(), height: SIZE.height,
       scales: { x: { time: false }, y },
       axes: [{ label: 'training step' }, { label: this.settings.yLabel }],
       series,
