@@ -217,11 +217,20 @@ test('a .safetensors file loads as a run to inspect or continue; a broken one gi
 });
 
 // ------------------------------------------------------------------------------------------ bad input
-test('invalid head counts and sizes are sentences, not crashes', async () => {
+test('invalid head counts, sizes and empty or out-of-range fields are sentences, not crashes', async () => {
   const p = await openPage('#panel=heads&heads=1,3,8');
   try {
     await p.click('#c-start');
     assert.match(await p.locator('#c-error').textContent(), /D = 64 is not divisible by H = 3/);
+    assert.equal(await p.locator('#c-runs .run-card').count(), 0);
+    await p.fill('#c-heads', '1,4,8');
+    await p.fill('#c-steps', '');
+    await p.click('#c-start');
+    assert.equal(await p.locator('#c-error').textContent(), 'Steps must be a whole number from 1 to 5000.');
+    await p.fill('#c-steps', '20');
+    await p.fill('#c-lr', '11');
+    await p.click('#c-start');
+    assert.equal(await p.locator('#c-error').textContent(), 'The learning rate must be above 0 and at most 10.');
     assert.equal(await p.locator('#c-runs .run-card').count(), 0);
   } finally {
     await p.close();

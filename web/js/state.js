@@ -149,6 +149,22 @@ export function parseValue(prop, raw) {
 }
 
 /**
+ * What is wrong with a value typed into a form for a setting, by that setting's range in PROPS (the one place the
+ * ranges are written): whole numbers ('int') from min to max; other numbers (learning rates) above 0 and at most max.
+ * @param {string} name the setting, e.g. 'bsteps'
+ * @param {number} value NaN for an empty field
+ * @param {string} label how the sentence names the field, e.g. 'Steps'
+ * @returns {string|null} a sentence, or null when the value is usable
+ */
+export function rangeError(name, value, label) {
+  const p = BY_NAME.get(name);
+  if (p.type === 'int') {
+    return Number.isInteger(value) && value >= p.min && value <= p.max ? null : `${label} must be a whole number from ${p.min} to ${p.max}.`;
+  }
+  return Number.isFinite(value) && value > 0 && value <= p.max ? null : `${label} must be above 0 and at most ${p.max}.`;
+}
+
+/**
  * Reads settings from a URL's query and hash (the hash wins: the page writes its state there; the query is how
  * an embed says ?embed=1&panel=heads). Missing settings take their defaults; nonsense ones too, and are listed.
  * @param {string} hash e.g. location.hash, with or without the leading '#'

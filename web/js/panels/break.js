@@ -5,9 +5,9 @@
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
 import { drawScheduler, Run, sideBySideHandler } from '../runs.js';
-import { VARIANTS } from '../state.js';
+import { rangeError, VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
-import { count, el, showAlert } from '../views/dom.js';
+import { count, el, numberIn, showAlert } from '../views/dom.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, nLayers: 2, context: 64, mlp: true },   // tiny-char
@@ -102,20 +102,18 @@ export function setupBreak(app) {
 
   function read() {
     const s = app.state;
-    const num = (inp) => (inp.value.trim() === '' ? NaN : Number(inp.value));
     s.variants = VARIANTS.filter((v) => checks.get(v).checked);
-    s.bsteps = num(ui.steps);
-    s.bbatch = num(ui.batch);
-    s.blr = num(ui.lr);
-    s.bseed = num(ui.seed);
+    s.bsteps = numberIn(ui.steps);
+    s.bbatch = numberIn(ui.batch);
+    s.blr = numberIn(ui.lr);
+    s.bseed = numberIn(ui.seed);
     app.save();
   }
 
   function runSettings() {
     const s = app.state;
-    const whole = (v, lo, hi, name) => (Number.isInteger(v) && v >= lo && v <= hi ? null : `${name} must be a whole number from ${lo} to ${hi}.`);
-    const err = whole(s.bsteps, 1, 5000, 'Steps') ?? whole(s.bbatch, 1, 64, 'The batch B') ?? whole(s.bseed, 0, 2147483647, 'The seed')
-      ?? (Number.isFinite(s.blr) && s.blr > 0 && s.blr <= 10 ? null : 'The learning rate must be above 0 and at most 10.')
+    const err = rangeError('bsteps', s.bsteps, 'Steps') ?? rangeError('bbatch', s.bbatch, 'The batch B')
+      ?? rangeError('bseed', s.bseed, 'The seed') ?? rangeError('blr', s.blr, 'The learning rate')
       ?? (s.variants.length >= 1 ? null : 'Pick at least one variant to train beside the canonical model.');
     if (err) return { error: err };
     return {

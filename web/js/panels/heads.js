@@ -5,7 +5,8 @@ import { constants, parameterLedger } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
-import { count, download, el, showAlert, table } from '../views/dom.js';
+import { rangeError } from '../state.js';
+import { count, download, el, numberIn, showAlert, table } from '../views/dom.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -52,15 +53,14 @@ export function setupHeads(app) {
 
   function read() {
     const s = app.state;
-    const num = (inp) => (inp.value.trim() === '' ? NaN : Number(inp.value));
     s.heads = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-    s.cD = num(ui.D);
-    s.layers = num(ui.layers);
-    s.context = num(ui.context);
-    s.batch = num(ui.batch);
-    s.steps = num(ui.steps);
-    s.lr = num(ui.lr);
-    s.cseed = num(ui.seed);
+    s.cD = numberIn(ui.D);
+    s.layers = numberIn(ui.layers);
+    s.context = numberIn(ui.context);
+    s.batch = numberIn(ui.batch);
+    s.steps = numberIn(ui.steps);
+    s.lr = numberIn(ui.lr);
+    s.cseed = numberIn(ui.seed);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
@@ -71,10 +71,9 @@ export function setupHeads(app) {
   // the settings as the workers take them, or a sentence about what is wrong
   function runSettings() {
     const s = app.state;
-    const whole = (v, lo, hi, name) => (Number.isInteger(v) && v >= lo && v <= hi ? null : `${name} must be a whole number from ${lo} to ${hi}.`);
-    const err = whole(s.cD, 8, 256, 'D') ?? whole(s.layers, 1, 4, 'Layers') ?? whole(s.context, 8, 128, 'The context T')
-      ?? whole(s.batch, 1, 64, 'The batch B') ?? whole(s.steps, 1, 5000, 'Steps') ?? whole(s.cseed, 0, 2147483647, 'The seed')
-      ?? (Number.isFinite(s.lr) && s.lr > 0 && s.lr <= 10 ? null : 'The learning rate must be above 0 and at most 10.')
+    const err = rangeError('cD', s.cD, 'D') ?? rangeError('layers', s.layers, 'Layers') ?? rangeError('context', s.context, 'The context T')
+      ?? rangeError('batch', s.batch, 'The batch B') ?? rangeError('steps', s.steps, 'Steps') ?? rangeError('cseed', s.cseed, 'The seed')
+      ?? rangeError('lr', s.lr, 'The learning rate')
       ?? (s.heads.length >= 1 && s.heads.length <= 4 && s.heads.every((h) => Number.isInteger(h) && h >= 1 && h <= 64)
         ? null : 'Head counts: one to four whole numbers from 1 to 64, separated by commas.')
       ?? (new Set(s.heads).size === s.heads.length ? null : 'Each head count once, please.');

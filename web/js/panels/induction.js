@@ -7,7 +7,8 @@ import { constants } from '../engine.js';
 import { drawScheduler, Run, sideBySideHandler, statusWord } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { el, showAlert, table } from '../views/dom.js';
+import { rangeError } from '../state.js';
+import { el, numberIn, showAlert, table } from '../views/dom.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, context: 32, mlp: false },
@@ -49,18 +50,16 @@ export function setupInduction(app) {
 
   function read() {
     const s = app.state;
-    const num = (inp) => (inp.value.trim() === '' ? NaN : Number(inp.value));
-    s.nsteps = num(ui.steps);
-    s.nlr = num(ui.lr);
-    s.nseed = num(ui.seed);
+    s.nsteps = numberIn(ui.steps);
+    s.nlr = numberIn(ui.lr);
+    s.nseed = numberIn(ui.seed);
     app.save();
   }
 
   function runSettings() {
     const s = app.state;
-    const whole = (v, lo, hi, name) => (Number.isInteger(v) && v >= lo && v <= hi ? null : `${name} must be a whole number from ${lo} to ${hi}.`);
-    const err = whole(s.nsteps, 1, 20000, 'Steps') ?? whole(s.nseed, 0, 2147483647, 'The seed')
-      ?? (Number.isFinite(s.nlr) && s.nlr > 0 && s.nlr <= 1 ? null : 'The learning rate must be above 0 and at most 1.');
+    const err = rangeError('nsteps', s.nsteps, 'Steps') ?? rangeError('nseed', s.nseed, 'The seed')
+      ?? rangeError('nlr', s.nlr, 'The learning rate');
     if (err) return { error: err };
     return {
       ...SETTINGS.model, ...SETTINGS.task, batch: SETTINGS.batch, weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: 0, lr: s.nlr, minLr: s.nlr,

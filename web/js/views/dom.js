@@ -73,3 +73,12 @@ export function showAlert(alert, message) {
   alert.textContent = message || '';
   alert.hidden = !message;
 }
+
+/**
+ * The number typed into a form field, NaN when the field is empty (Number('') would be 0).
+ * @param {HTMLInputElement} input
+ * @returns {number}
+ */
+export function numberIn(input) {
+  return input.value.trim() === '' ? NaN : Number(input.value);
+}
