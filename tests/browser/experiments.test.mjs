@@ -117,6 +117,15 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   inductionPage = await openPage(INDUCTION);
   const p = inductionPage;
   assert.equal(await p.locator('#panel-induction').isVisible(), true);
+  // the setting: short by default; choosing one brings the steps it needs, and the URL remembers it
+  assert.equal(await p.locator('input[name="ntask"][value="short"]').isChecked(), true);
+  assert.equal(await p.inputValue('#n-steps'), '80');
+  await p.check('input[name="ntask"][value="long"]');
+  assert.equal(await p.inputValue('#n-steps'), '16000');
+  await p.waitForFunction(() => /ntask=long/.test(location.hash));
+  await p.check('input[name="ntask"][value="short"]');
+  assert.equal(await p.inputValue('#n-steps'), '3000');
+  await p.fill('#n-steps', '80');
   const t0 = Date.now();
   await p.click('#n-start');
   // live: measurements arrive while training
@@ -140,15 +149,15 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.equal(await p.locator('#n-ind .u-legend .u-series').count(), 1 + 5 + 1);
   assert.equal(await p.locator('#n-prev .u-legend .u-series').count(), 1 + 4 + 1);
   for (const id of ['#n-loss', '#n-ind', '#n-prev']) assert.ok(await painted(p.locator(`${id} canvas`)) > 3000, id);
-  // the probe maps: [BOS, r, r] with the longest segment (10), the best head named, and drawn
+  // the probe maps: [BOS, r, r] with the longest segment (7 in the short setting), the best head named, and drawn
   assert.match(await p.locator('#n-map2 .heatmap-title').textContent(), /^2 layers: layer 1, head \d \(induction score \d\.\d\d, step 80\)/);
   assert.match(await p.locator('#n-map1 .heatmap-title').textContent(), /^1-layer control: layer 0, head \d/);
   assert.ok(await painted(p.locator('#n-map2 canvas')) > 3000);
   await p.locator('#n-map2 canvas').focus();
-  for (let i = 0; i < 17; ++i) await p.keyboard.press('ArrowDown');
-  // query 17 is in the repeat (positions 11..20): an induction head looks at 17 - 10 + 1 = 8
-  for (let i = 0; i < 8; ++i) await p.keyboard.press('ArrowRight');
-  assert.match(await p.locator('#n-map2 .readout').textContent(), /\(17\) → key “.*” \(8\): \d\.\d{3} \(where an induction head looks\)/);
+  for (let i = 0; i < 12; ++i) await p.keyboard.press('ArrowDown');
+  // query 12 is in the repeat (positions 8..14): an induction head looks at 12 - 7 + 1 = 6
+  for (let i = 0; i < 6; ++i) await p.keyboard.press('ArrowRight');
+  assert.match(await p.locator('#n-map2 .readout').textContent(), /\(12\) → key “.*” \(6\): \d\.\d{3} \(where an induction head looks\)/);
   assert.equal(await p.locator('#n-scores tbody tr').count(), 8 + 4);
   assert.match(await p.locator('#n-scores .table-caption').textContent(), /induction score of 0\.4 or more/);
 });

@@ -29,7 +29,7 @@ export const VARIANTS = Object.freeze(['swapped_order', 'no_transpose_split', 'n
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
   'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
-  'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'nsteps', 'nlr', 'nseed']);
+  'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 /** @type {ReadonlyArray<Prop>} the settings, in the order they are written to the URL */
 export const PROPS = Object.freeze([
@@ -69,7 +69,8 @@ export const PROPS = Object.freeze([
   { name: 'blr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate of each variant' },
   { name: 'bseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
   // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
-  { name: 'nsteps', type: 'int', default: 1800, min: 1, max: 20000, help: 'training steps of the induction lab' },
+  { name: 'ntask', type: 'enum', default: 'short', values: ['short', 'long'], help: 'setting of the induction lab' },
+  { name: 'nsteps', type: 'int', default: 3000, min: 1, max: 20000, help: 'training steps of the induction lab' },
   { name: 'nlr', type: 'number', default: 0.002, min: 1e-6, max: 1, help: 'learning rate (constant) of the induction lab' },
   { name: 'nseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of the induction lab' },
   // parameters and KV cache (Llama-2-70B)
