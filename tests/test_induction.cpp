@@ -2,11 +2,13 @@
 // random segment at a random offset (fill_shifted_batch) forms a layer-1 head that attends from each token of
 // the repeat to the token after its earlier occurrence, and its loss on the repeated copy falls far below the
 // first copy's; a 1-layer control, same budget, cannot (one layer can only guess among earlier tokens).
-// Native only (about 100 s natively with the control on a second core; 3x that in wasm). The phase change comes after a long plateau: at this
-// budget the layer-1 induction score crossed 0.4 between steps 12,000 and 14,000 for every seed we ran.
+// Native only: 100 s, and 18 s for the page's short setting, with the control on a second core (3x that in wasm).
+// The phase change comes after a long plateau: at the T = 32 budget the layer-1 induction score crossed 0.4 between
+// steps 12,000 and 14,000 for every seed we ran.
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <utility>
 #include <iostream>
 #include <vector>
 
@@ -42,38 +44,61 @@ namespace {
 // with an induction score below 0.1 (not the circuit this test is about), and nothing by 10,000 steps at T = 32.
 // D = 32 (half the time per step), frozen random token embeddings and unembedding (with or without frozen
 // positions), and the segment repeated to the end after a random prefix with seed 2: none by 6,000 to 14,000.
-constexpr int kSteps = 16000;
 constexpr double kLr = 2e-3;
 
-InductionMeasurement train_and_measure(int layers, std::uint64_t seed) {
+// one setting of the task: context, segment lengths, batch, steps (the page's two settings, web/js/panels/induction.js)
+struct Setting {
+    int T, seg_min, seg_max, batch, steps;
+};
+constexpr Setting kLong{32, 4, 10, 32, 16000};  // the budget above: a clean control, 100 s
+constexpr Setting kShort{16, 3, 7, 64, 3000};   // the page's default: about a minute in a tab, 20 s here
+
+InductionMeasurement train_and_measure(Setting k, int layers, std::uint64_t seed) {
     ModelConfig cfg;
-    cfg.vocab_size = 64, cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = layers, cfg.max_seq_len = 32, cfg.mlp = false;
+    cfg.vocab_size = 64, cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = layers, cfg.max_seq_len = k.T, cfg.mlp = false;
     TrainConfig tc;
-    tc.batch = 32, tc.seq_len = 32, tc.steps = kSteps, tc.warmup = 100, tc.lr = kLr, tc.min_lr = kLr, tc.seed = seed;
-    tc.adamw.weight_decay = 0;
+    tc.batch = k.batch, tc.seq_len = k.T, tc.steps = k.steps, tc.warmup = 100, tc.lr = kLr, tc.min_lr = kLr;
+    tc.seed = seed, tc.adamw.weight_decay = 0;
     std::vector<int> seg(tc.batch), start(tc.batch);
     Trainer trainer(cfg, tc, [&](Rng& rng, int B, int T, int* x, int* y) {
-        fill_shifted_batch(rng, B, T, 64, 4, 10, x, y, seg.data(), start.data());
+        fill_shifted_batch(rng, B, T, 64, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
     });
-    for (int s = 0; s < kSteps; ++s) trainer.step();
-    return measure_induction(trainer.model(), 10, 32, 4242);
+    for (int s = 0; s < k.steps; ++s) trainer.step();
+    return measure_induction(trainer.model(), k.seg_max, 32, 4242);
+}
+
+// the 2-layer model and (on a second thread: models share nothing, the packing scratch is thread_local) the control
+std::pair<InductionMeasurement, InductionMeasurement> train_both(Setting k, std::uint64_t seed) {
+    std::future<InductionMeasurement> control = std::async(std::launch::async, train_and_measure, k, 1, seed);
+    const InductionMeasurement two = train_and_measure(k, 2, seed);
+    const InductionMeasurement one = control.get();
+    std::cout << "  induction, T = " << k.T << ", " << k.steps << " steps: 2 layers: layer-1 head " << two.best_head
+              << " induction score " << two.best_induction << ", loss first copy " << two.loss_first
+              << ", repeated copy " << two.loss_repeat << " | 1 layer: best induction score " << one.best_induction
+              << ", first " << one.loss_first << ", repeated " << one.loss_repeat << "\n";
+    return {two, one};
 }
 
 }  // namespace
 
 #if !defined(__EMSCRIPTEN__)
 TEST_CASE("induction heads form in a 2-layer attention-only model and not in a 1-layer control", "[induction][slow]") {
-    // the control trains on a second thread (models share nothing; the packing scratch is thread_local)
-    std::future<InductionMeasurement> control = std::async(std::launch::async, train_and_measure, 1, 1);
-    const InductionMeasurement two = train_and_measure(2, 1);
-    const InductionMeasurement one = control.get();
-    std::cout << "  induction, " << kSteps << " steps: 2 layers: layer-1 head " << two.best_head << " induction score "
-              << two.best_induction << ", loss first copy " << two.loss_first << ", repeated copy " << two.loss_repeat
-              << " | 1 layer: best induction score " << one.best_induction << ", first " << one.loss_first
-              << ", repeated " << one.loss_repeat << "\n";
+    const auto [two, one] = train_both(kLong, 1);
     CHECK(two.best_induction > 0.4);
     CHECK(two.loss_repeat < 0.3 * two.loss_first);
     CHECK(one.best_induction < 0.4);
     CHECK(one.loss_repeat > 0.4 * one.loss_first);
+}
+
+// The page's default. Segments of 3..7 are short enough that a 1-layer model gets the repeat partly right with heads
+// that look a fixed distance back (repeated-copy loss 1.0 to 1.7 nats over 8 seeds, against 4.2), so here the control
+// is only checked to stay far behind. Seed 1 (measured: score 0.78, repeated copy 0.34 against 4.17; control 0.35 and
+// 1.72); of 8 seeds, 7 crossed 0.4 by step 2,750 and one took 5,000, so this budget is not one for every seed.
+TEST_CASE("the page's short setting forms an induction head within 3,000 steps, the control far behind", "[induction][slow]") {
+    const auto [two, one] = train_both(kShort, 1);
+    CHECK(two.best_induction > 0.4);
+    CHECK(two.loss_repeat < 0.15 * two.loss_first);
+    CHECK(two.best_induction > one.best_induction + 0.3);
+    CHECK(one.loss_repeat > 4 * two.loss_repeat);
 }
 #endif
