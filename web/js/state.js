@@ -31,6 +31,18 @@ export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpu
   'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
   'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
+// The induction lab's two settings of its task (prop ntask, web/js/panels/induction.js), each with the steps it
+// needs. Measured natively, lr 2e-3:
+//   short: the layer-1 induction score passes 0.4 after 2,000 to 2,750 steps for 7 of 8 seeds (5,000 for the
+//          eighth), about a minute in a tab; but segments of 3..7 let fixed-offset heads often land on the answer, so
+//          the 1-layer control gets the repeat partly right too (repeat loss 1.0 to 1.7 nats, scores 0.31 to 0.47).
+//   long:  the control stays near 0.15 (the setting of tests/test_induction.cpp), but the phase change comes after
+//          12,000 to 14,000 steps.
+export const INDUCTION_TASKS = Object.freeze({
+  short: { context: 16, segMin: 3, segMax: 7, batch: 64, steps: 3000 },
+  long: { context: 32, segMin: 4, segMax: 10, batch: 32, steps: 16000 },
+});
+
 /** @type {ReadonlyArray<Prop>} the settings, in the order they are written to the URL */
 export const PROPS = Object.freeze([
   { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
@@ -69,8 +81,8 @@ export const PROPS = Object.freeze([
   { name: 'blr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate of each variant' },
   { name: 'bseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
   // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
-  { name: 'ntask', type: 'enum', default: 'short', values: ['short', 'long'], help: 'setting of the induction lab' },
-  { name: 'nsteps', type: 'int', default: 3000, min: 1, max: 20000, help: 'training steps of the induction lab' },
+  { name: 'ntask', type: 'enum', default: 'short', values: Object.keys(INDUCTION_TASKS), help: 'setting of the induction lab' },
+  { name: 'nsteps', type: 'int', default: INDUCTION_TASKS.short.steps, min: 1, max: 20000, help: 'training steps of the induction lab' },
   { name: 'nlr', type: 'number', default: 0.002, min: 1e-6, max: 1, help: 'learning rate (constant) of the induction lab' },
   { name: 'nseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of the induction lab' },
   // parameters and KV cache (Llama-2-70B)

@@ -7,7 +7,7 @@ import { constants } from '../engine.js';
 import { drawScheduler, Run, sideBySideHandler, statusWord } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { rangeError } from '../state.js';
+import { INDUCTION_TASKS, rangeError } from '../state.js';
 import { el, numberIn, showAlert, table } from '../views/dom.js';
 
 const SETTINGS = {
@@ -18,17 +18,6 @@ const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 300,
 };
-
-// The two settings of the task (state prop ntask), each with the steps it needs. Measured natively, lr 2e-3:
-//   short: the layer-1 induction score passes 0.4 after 2,000 to 2,750 steps for 7 of 8 seeds (5,000 for the
-//          eighth), about a minute in a tab; but segments of 3..7 let fixed-offset heads often land on the answer, so
-//          the 1-layer control gets the repeat partly right too (repeat loss 1.0 to 1.7 nats, scores 0.31 to 0.47).
-//   long:  the control stays near 0.15 (the setting of tests/test_induction.cpp), but the phase change comes after
-//          12,000 to 14,000 steps.
-export const INDUCTION_TASKS = Object.freeze({
-  short: { context: 16, segMin: 3, segMax: 7, batch: 64, steps: 3000 },
-  long: { context: 32, segMin: 4, segMax: 10, batch: 32, steps: 16000 },
-});
 
 const $ = (id) => document.getElementById(id);
 
