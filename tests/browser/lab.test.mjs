@@ -227,6 +227,9 @@ test('invalid head counts, sizes and empty or out-of-range fields are sentences,
     await p.fill('#c-steps', '');
     await p.click('#c-start');
     assert.equal(await p.locator('#c-error').textContent(), 'Steps must be a whole number from 1 to 5000.');
+    // the boxes carry the same bounds as the sentences (both from PROPS): the browser's stepper stops there too
+    assert.deepEqual(await p.locator('#c-steps').evaluate((e) => [e.min, e.max]), ['1', '5000']);
+    assert.deepEqual(await p.locator('#c-lr').evaluate((e) => [e.min, e.max]), ['0.000001', '10']);
     await p.fill('#c-steps', '20');
     await p.fill('#c-lr', '11');
     await p.click('#c-start');

@@ -162,6 +162,16 @@ export function parseValue(prop, raw) {
 }
 
 /**
+ * The bounds of a numeric prop.
+ * @param {string} name
+ * @returns {{min: number, max: number}}
+ */
+export function propRange(name) {
+  const { min, max } = BY_NAME.get(name);
+  return { min, max };
+}
+
+/**
  * What is wrong with a value typed into a form for a setting, by that setting's range in PROPS (the one place the
  * ranges are written): whole numbers ('int') from min to max; other numbers (learning rates) above 0 and at most max.
  * @param {string} name the setting, e.g. 'bsteps'

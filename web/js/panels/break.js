@@ -5,9 +5,10 @@
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
 import { drawScheduler, Run, sideBySideHandler } from '../runs.js';
-import { rangeError, VARIANTS } from '../state.js';
+import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
-import { count, el, numberIn, showAlert } from '../views/dom.js';
+import { count, el, showAlert } from '../views/dom.js';
+import { numberFields } from '../views/number_fields.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, nLayers: 2, context: 64, mlp: true },   // tiny-char
@@ -79,6 +80,8 @@ export function setupBreak(app) {
     start: $('b-start'), stop: $('b-stop'), error: $('b-error'), status: $('b-status'), runs: $('b-runs'),
     swapText: $('b-swap-text'),
   };
+  const form = numberFields([[ui.steps, 'bsteps', 'Steps'], [ui.batch, 'bbatch', 'The batch B'], [ui.seed, 'bseed', 'The seed'],
+    [ui.lr, 'blr', 'The learning rate']]);
   const curves = new CurvesView($('b-chart'), { valuesRoot: $('b-values') });
   /** @type {Map<string, Run>} canonical first, then the variants in lesson order */
   const runs = new Map();
@@ -94,26 +97,19 @@ export function setupBreak(app) {
   function show() {
     const s = app.state;
     for (const [v, box] of checks) box.checked = s.variants.includes(v);
-    ui.steps.value = s.bsteps;
-    ui.batch.value = s.bbatch;
-    ui.lr.value = s.blr;
-    ui.seed.value = s.bseed;
+    form.show(s);
   }
 
   function read() {
     const s = app.state;
     s.variants = VARIANTS.filter((v) => checks.get(v).checked);
-    s.bsteps = numberIn(ui.steps);
-    s.bbatch = numberIn(ui.batch);
-    s.blr = numberIn(ui.lr);
-    s.bseed = numberIn(ui.seed);
+    form.read(s);
     app.save();
   }
 
   function runSettings() {
     const s = app.state;
-    const err = rangeError('bsteps', s.bsteps, 'Steps') ?? rangeError('bbatch', s.bbatch, 'The batch B')
-      ?? rangeError('bseed', s.bseed, 'The seed') ?? rangeError('blr', s.blr, 'The learning rate')
+    const err = form.error(s)
       ?? (s.variants.length >= 1 ? null : 'Pick at least one variant to train beside the canonical model.');
     if (err) return { error: err };
     return {
@@ -309,7 +305,7 @@ export function setupBreak(app) {
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- events
-  for (const inp of [ui.steps, ui.batch, ui.lr, ui.seed]) inp.addEventListener('input', read);
+  for (const inp of form.inputs) inp.addEventListener('input', read);
   ui.start.addEventListener('click', startAll);
   ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
 

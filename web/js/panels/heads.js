@@ -5,8 +5,8 @@ import { constants, parameterLedger } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
-import { rangeError } from '../state.js';
-import { count, download, el, numberIn, showAlert, table } from '../views/dom.js';
+import { count, download, el, showAlert, table } from '../views/dom.js';
+import { numberFields } from '../views/number_fields.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -30,8 +30,9 @@ export function setupHeads(app) {
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
   };
   const curves = new CurvesView($('c-chart'), { valuesRoot: $('c-values') });
-  const fields = [['heads', ui.heads], ['cD', ui.D], ['layers', ui.layers], ['context', ui.context], ['batch', ui.batch],
-    ['steps', ui.steps], ['lr', ui.lr], ['cseed', ui.seed]];
+  const form = numberFields([[ui.D, 'cD', 'D'], [ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
+    [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.seed, 'cseed', 'The seed'],
+    [ui.lr, 'lr', 'The learning rate']]);
   let corpusText = '';
   let pastedText = '';
 
@@ -39,13 +40,7 @@ export function setupHeads(app) {
   function show() {
     const s = app.state;
     ui.heads.value = s.heads.join(',');
-    ui.D.value = s.cD;
-    ui.layers.value = s.layers;
-    ui.context.value = s.context;
-    ui.batch.value = s.batch;
-    ui.steps.value = s.steps;
-    ui.lr.value = s.lr;
-    ui.seed.value = s.cseed;
+    form.show(s);
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
@@ -54,13 +49,7 @@ export function setupHeads(app) {
   function read() {
     const s = app.state;
     s.heads = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-    s.cD = numberIn(ui.D);
-    s.layers = numberIn(ui.layers);
-    s.context = numberIn(ui.context);
-    s.batch = numberIn(ui.batch);
-    s.steps = numberIn(ui.steps);
-    s.lr = numberIn(ui.lr);
-    s.cseed = numberIn(ui.seed);
+    form.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
@@ -71,9 +60,7 @@ export function setupHeads(app) {
   // the settings as the workers take them, or a sentence about what is wrong
   function runSettings() {
     const s = app.state;
-    const err = rangeError('cD', s.cD, 'D') ?? rangeError('layers', s.layers, 'Layers') ?? rangeError('context', s.context, 'The context T')
-      ?? rangeError('batch', s.batch, 'The batch B') ?? rangeError('steps', s.steps, 'Steps') ?? rangeError('cseed', s.cseed, 'The seed')
-      ?? rangeError('lr', s.lr, 'The learning rate')
+    const err = form.error(s)
       ?? (s.heads.length >= 1 && s.heads.length <= 4 && s.heads.every((h) => Number.isInteger(h) && h >= 1 && h <= 64)
         ? null : 'Head counts: one to four whole numbers from 1 to 64, separated by commas.')
       ?? (new Set(s.heads).size === s.heads.length ? null : 'Each head count once, please.');
@@ -298,8 +285,10 @@ export function setupHeads(app) {
   }
 
   // ---------------------------------------------------------------- events
-  for (const [, inp] of fields) inp.addEventListener('change', read);
-  for (const [, inp] of fields) inp.addEventListener('input', read);
+  for (const inp of [ui.heads, ...form.inputs]) {
+    inp.addEventListener('change', read);
+    inp.addEventListener('input', read);
+  }
   for (const r of ui.corpus) r.addEventListener('change', read);
   ui.text.addEventListener('input', checkText);
   ui.start.addEventListener('click', startAll);

@@ -7,8 +7,9 @@ import { constants } from '../engine.js';
 import { drawScheduler, Run, sideBySideHandler, statusWord } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { INDUCTION_TASKS, rangeError } from '../state.js';
-import { el, numberIn, showAlert, table } from '../views/dom.js';
+import { INDUCTION_TASKS } from '../state.js';
+import { el, showAlert, table } from '../views/dom.js';
+import { numberFields } from '../views/number_fields.js';
 
 const SETTINGS = {
   model: { dModel: 64, nHeads: 4, mlp: false },
@@ -30,6 +31,7 @@ export function setupInduction(app) {
     steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'),
     error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
   };
+  const form = numberFields([[ui.steps, 'nsteps', 'Steps'], [ui.seed, 'nseed', 'The seed'], [ui.lr, 'nlr', 'The learning rate']]);
   const charts = {
     loss: new LinesView($('n-loss'), { yLabel: 'loss (nats)', describe: 'Copy losses' }),
     ind: new LinesView($('n-ind'), { yLabel: 'induction score', yRange: [0, 1], describe: 'Induction scores' }),
@@ -43,23 +45,18 @@ export function setupInduction(app) {
   function show() {
     const s = app.state;
     for (const r of ui.task) r.checked = r.value === s.ntask;
-    ui.steps.value = s.nsteps;
-    ui.lr.value = s.nlr;
-    ui.seed.value = s.nseed;
+    form.show(s);
   }
 
   function read() {
     const s = app.state;
-    s.nsteps = numberIn(ui.steps);
-    s.nlr = numberIn(ui.lr);
-    s.nseed = numberIn(ui.seed);
+    form.read(s);
     app.save();
   }
 
   function runSettings() {
     const s = app.state;
-    const err = rangeError('nsteps', s.nsteps, 'Steps') ?? rangeError('nseed', s.nseed, 'The seed')
-      ?? rangeError('nlr', s.nlr, 'The learning rate');
+    const err = form.error(s);
     if (err) return { error: err };
     const { context, segMin, segMax, batch } = INDUCTION_TASKS[s.ntask];
     return {
@@ -198,7 +195,7 @@ export function setupInduction(app) {
 
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
-  for (const inp of [ui.steps, ui.lr, ui.seed]) inp.addEventListener('input', read);
+  for (const inp of form.inputs) inp.addEventListener('input', read);
   // a new setting brings the steps it needs (the user can still change them)
   for (const r of ui.task) {
     r.addEventListener('change', () => {
