@@ -22,6 +22,14 @@ namespace mha {
 
 constexpr int INDUCTION_BOS = 0;  // token 0 starts every sequence and never appears elsewhere
 
+// the task's settings besides the context T: V symbols with token 0 as BOS, a segment of seg_min..seg_max tokens
+// repeated once at a random offset, fresh tokens around it
+struct InductionTaskConfig {
+    int vocab = 64;    // V
+    int seg_min = 8;   // shortest repeated segment
+    int seg_max = 15;  // longest; 2·seg_max + 1 <= T
+};
+
 // "" when the task is well posed, else a message: 3 <= T <= max_seq_len, 2 <= V <= max_vocab,
 // 1 <= min_len <= max_len <= (T-1)/2 (the two copies and BOS must fit in T).
 std::string validate_induction_task(int T, int V, int min_len, int max_len);

@@ -39,10 +39,10 @@ double uniform_row_entropy(int T) {
     return total / T;
 }
 
-double induction_score(const float* att, int T, int L) {
-    MHA_CHECK(L >= 2 && T >= 2 * L + 1, "the induction probe needs L >= 2 and T >= 2L+1");
+double induction_score(const float* att, int T, int L, int start) {
+    MHA_CHECK(L >= 2 && start >= 1 && start + 2 * L <= T, "the induction probe needs L >= 2 and both copies inside T");
     double s = 0;
-    for (int i = L + 1; i <= 2 * L; ++i) s += att[i * T + induction_source(i, L)];
+    for (int i = start + L; i < start + 2 * L; ++i) s += att[i * T + induction_source(i, L)];
     return s / L;
 }
 

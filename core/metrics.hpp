@@ -4,8 +4,9 @@
 //   previous-token score   mean_{i>=1} A[i, i-1]            how much a position looks one step back
 //   first-token score      mean_{i>=1} A[i, 0]              how much it parks its attention on position 0
 //   mean row entropy       mean_{i>=0} -Σ_j A[i,j] ln A[i,j] in nats; a uniform causal row i has ln(i+1)
-//   induction score        on a probe [BOS, r_1..r_L, r_1..r_L] (T = 2L+1): mean over the second copy
-//                          i = L+1 .. 2L of A[i, i-L+1], the position just after the earlier occurrence
+//   induction score        on a sequence holding r_1..r_L twice in a row, the first copy from position s
+//                          (s = 1 in the probe [BOS, r, r]): mean over the second copy i = s+L .. s+2L-1
+//                          of A[i, i-L+1], the position just after the earlier occurrence
 // Row 0 is left out of the first two scores: its only key is itself, so it says nothing about the head.
 #pragma once
 #include <string>
@@ -28,9 +29,9 @@ double first_token_score(const float* att, int T);
 double mean_row_entropy(const float* att, int T);
 // the largest possible mean row entropy under the causal mask: mean_{i=0}^{T-1} ln(i+1) (every row uniform)
 double uniform_row_entropy(int T);
-// induction score of A (T,T) measured on the probe with segment length L; needs T >= 2L+1 and L >= 2
-// (throws mha::Error otherwise)
-double induction_score(const float* att, int T, int L);
+// induction score of A (T,T) on a sequence whose segment of length L starts at `start` (1 in the probe
+// [BOS, r, r]); needs L >= 2, start >= 1 and start + 2L <= T (throws mha::Error otherwise)
+double induction_score(const float* att, int T, int L, int start = 1);
 
 struct HeadScores {
     double previous = 0;      // on the user's text

@@ -315,7 +315,8 @@ std::string TrainingSession::evaluate_as(AttentionVariant variant, double& loss)
 InductionMeasurement TrainingSession::measure_induction(int n_probes) {
     MHA_CHECK(induction_, "measure_induction: this run is not on the induction task");
     MHA_CHECK(n_probes >= 1 && n_probes <= 256, "measure_induction: 1 to 256 probes");
-    return mha::measure_induction(trainer().model(), task_.seg_max, n_probes, kProbeSeed);
+    Gpt<float>& m = trainer().model();
+    return mha::measure_induction(m, task_, m.config().max_seq_len, n_probes, kProbeSeed);
 }
 
 AttentionMaps TrainingSession::probe_attention() {
@@ -323,7 +324,7 @@ AttentionMaps TrainingSession::probe_attention() {
     Gpt<float>& m = trainer().model();
     const ModelConfig& c = m.config();
     const int L = task_.seg_max, T = 2 * L + 1;
-    const std::vector<int> probe = induction_probe(L, c.vocab_size, kProbeSeed);  // measure_induction's first probe
+    const std::vector<int> probe = induction_probe(L, c.vocab_size, kProbeSeed);
     m.forward(probe.data(), nullptr, 1, T);
     AttentionMaps r;
     r.L = c.n_layers, r.H = c.n_heads, r.T = T;

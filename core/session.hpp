@@ -51,14 +51,6 @@ struct AttentionMaps {
     int unknown = 0;                  // characters outside the vocabulary (read as the unknown symbol)
 };
 
-// the repeated-random-segment task of the induction lab (induction_task.hpp, fill_shifted_batch): V symbols with
-// token 0 as BOS, a segment of seg_min..seg_max tokens repeated once at a random offset, fresh tokens around it
-struct InductionTaskConfig {
-    int vocab = 64;    // V
-    int seg_min = 8;   // shortest repeated segment
-    int seg_max = 15;  // longest; 2·seg_max + 1 <= T
-};
-
 // scores of every head, (L*H) in layer-major order
 struct HeadScoreTable {
     int L = 0, H = 0;
@@ -129,10 +121,10 @@ public:
     // "" and sets loss, or a sentence when the two variants do not share a parameter layout.
     std::string evaluate_as(AttentionVariant variant, double& loss);
     // induction run only: per-head previous-token and induction scores and the first/repeated-copy losses on
-    // n_probes probes [BOS, r, r] of segment seg_max (induction_study.hpp), drawn from kProbeSeed
+    // n_probes sequences of the task (induction_study.hpp), drawn from kProbeSeed
     InductionMeasurement measure_induction(int n_probes);
-    // induction run only: the attention of every layer on the fixed probe [BOS, r, r] of segment seg_max (the
-    // first of measure_induction's probes); tokens are the ids as decimal strings, "BOS" for token 0
+    // induction run only: the attention of every layer on the fixed probe [BOS, r, r] of segment seg_max, to show
+    // the copy structure at a glance; tokens are the ids as decimal strings, "BOS" for token 0
     AttentionMaps probe_attention();
 
     // temperature sampling of n characters after prompt (empty prompt: a newline, or the first symbol)

@@ -1,14 +1,13 @@
 // Induction heads (Olsson et al. 2022): a 2-layer attention-only model trained on sequences with a repeated
 // random segment at a random offset (fill_shifted_batch) forms a layer-1 head that attends from each token of
 // the repeat to the token after its earlier occurrence, and its loss on the repeated copy falls far below the
-// first copy's; a 1-layer control, same budget, cannot (one layer can only guess among earlier tokens).
-// Native only: 100 s, and 18 s for the page's short setting, with the control on a second core (3x that in wasm).
-// The phase change comes after a long plateau: at the T = 32 budget the layer-1 induction score crossed 0.4 between
-// steps 12,000 and 14,000 for every seed we ran.
+// first copy's; a 1-layer control, same budget, cannot (one layer can only guess how far back the earlier copy is).
+// Scores and losses are measured on the task's own sequences (induction_study.hpp says why not only on [BOS, r, r]).
+// Native only: 18 s for the page's short setting and 100 s for the long one, with the control on a second core
+// (3x that in wasm). scripts/induction_budget measures the budgets across seeds.
 #include <catch2/catch.hpp>
 
 #include <future>
-#include <utility>
 #include <iostream>
 #include <vector>
 
@@ -27,11 +26,10 @@ namespace {
 // Also tried at T = 32 (seed 1, runs of 5,000 to 16,000 steps), none forming heads sooner: batch 8 or 16 (none by
 // 16,000), batch 64 (8,000 steps: more tokens, not fewer), lr 1e-2, no loss on the unpredictable targets, weights
 // initialised 0.5x or 4x, W_O 4x, lm_head started equal to wte, sinusoidal (learned or frozen) positions, H = 2,
-// V = 16, 32 or 128. Shorter contexts do
-// form heads sooner (T = 16, segments 3..7, batch 64: 2,000 to 2,750 steps for 7 of 8 seeds, 5,000 for the
-// eighth), but there the segment lengths span so little that a 1-layer control reaches induction scores of
-// 0.29 to 0.43 and a repeated-copy loss of 0.7 to 1.7 nats (first copy 4.2) by attending to fixed offsets: no
-// longer a control.
+// 8 or 16, V = 16, 32 or 128. Shorter contexts do
+// form heads sooner: T = 16, segments 3..7, batch 64 is the short setting below. (On the probe [BOS, r, r] with
+// the longest segment its 1-layer control seemed to reach induction scores of 0.29 to 0.47: that probe's positions
+// tell a fixed-offset head the distance. On the task's own sequences it scores 0.22 to 0.26.)
 // A segment repeated to the end of the context, right after BOS, passes 0.4 by step 500, but by position: on probes
 // at a random offset its repeated-copy loss is 5.3 nats. After a random prefix: 4,500 steps (3,750 at lr 4e-3).
 // A filler with a skip-bigram rule (x[t] = f(x[t-2]) half the time) grows a previous-token head (score 0.99) by step
@@ -46,14 +44,21 @@ namespace {
 // positions), and the segment repeated to the end after a random prefix with seed 2: none by 6,000 to 14,000.
 constexpr double kLr = 2e-3;
 
-// one setting of the task: context, segment lengths, batch, steps (the page's two settings, web/js/panels/induction.js)
+// one setting of the task: context, segment lengths, batch, steps (the page's two settings, INDUCTION_TASKS in
+// web/js/state.js)
 struct Setting {
     int T, seg_min, seg_max, batch, steps;
 };
-constexpr Setting kLong{32, 4, 10, 32, 16000};  // the budget above: a clean control, 100 s
-constexpr Setting kShort{16, 3, 7, 64, 3000};   // the page's default: about a minute in a tab, 20 s here
+constexpr Setting kLong{32, 4, 10, 32, 16000};  // the budget above: 10 to 20 minutes in a tab, 100 s here
+constexpr Setting kShort{16, 3, 7, 64, 3000};   // the page's default: about a minute in a tab, 18 s here
 
-InductionMeasurement train_and_measure(Setting k, int layers, std::uint64_t seed) {
+// a trained model measured as it is and with every layer-0 head switched off (2 layers only): an induction head
+// built on layer 0 loses its target without it
+struct Measured {
+    InductionMeasurement full, without_layer0;
+};
+
+Measured train_and_measure(Setting k, int layers, std::uint64_t seed) {
     ModelConfig cfg;
     cfg.vocab_size = 64, cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = layers, cfg.max_seq_len = k.T, cfg.mlp = false;
     TrainConfig tc;
@@ -64,41 +69,55 @@ InductionMeasurement train_and_measure(Setting k, int layers, std::uint64_t seed
         fill_shifted_batch(rng, B, T, 64, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
     });
     for (int s = 0; s < k.steps; ++s) trainer.step();
-    return measure_induction(trainer.model(), k.seg_max, 32, 4242);
+    const InductionTaskConfig task{64, k.seg_min, k.seg_max};
+    Gpt<float>& model = trainer.model();
+    Measured r;
+    r.full = measure_induction(model, task, k.T, 128, 4242);
+    if (layers == 2) {
+        for (int h = 0; h < cfg.n_heads; ++h) model.set_head_enabled(0, h, false);
+        r.without_layer0 = measure_induction(model, task, k.T, 128, 4242);
+    }
+    return r;
 }
 
-// the 2-layer model and (on a second thread: models share nothing, the packing scratch is thread_local) the control
-std::pair<InductionMeasurement, InductionMeasurement> train_both(Setting k, std::uint64_t seed) {
-    std::future<InductionMeasurement> control = std::async(std::launch::async, train_and_measure, k, 1, seed);
-    const InductionMeasurement two = train_and_measure(k, 2, seed);
-    const InductionMeasurement one = control.get();
-    std::cout << "  induction, T = " << k.T << ", " << k.steps << " steps: 2 layers: layer-1 head " << two.best_head
-              << " induction score " << two.best_induction << ", loss first copy " << two.loss_first
-              << ", repeated copy " << two.loss_repeat << " | 1 layer: best induction score " << one.best_induction
-              << ", first " << one.loss_first << ", repeated " << one.loss_repeat << "\n";
-    return {two, one};
+// The 2-layer model and (on a second thread: models share nothing, the packing scratch is thread_local) the control.
+// What both settings must show, on the task's own sequences: a last-layer head of the 2-layer model past the
+// threshold, its repeated-copy loss under a quarter of the first copy's, and that head's score back under the
+// threshold with layer 0 switched off; the control's best head under the threshold and its repeated-copy loss above
+// 0.35 of the first copy's (one layer can only guess how far back the earlier copy is: a guess spread over the 5 or 7
+// possible distances costs ln 5 = 1.6 or ln 7 = 1.9 nats, against ln 63 = 4.1, less where the position rules some out)
+void check_phase_change(Setting k, std::uint64_t seed) {
+    std::future<Measured> control = std::async(std::launch::async, train_and_measure, k, 1, seed);
+    const Measured two = train_and_measure(k, 2, seed);
+    const InductionMeasurement one = control.get().full;
+    std::cout << "  induction, T = " << k.T << ", " << k.steps << " steps: 2 layers: layer-1 head " << two.full.best_head
+              << " induction score " << two.full.best_induction << " (" << two.without_layer0.best_induction
+              << " with layer 0 off), loss first copy " << two.full.loss_first << ", repeated copy "
+              << two.full.loss_repeat << " | 1 layer: best induction score " << one.best_induction << ", first "
+              << one.loss_first << ", repeated " << one.loss_repeat << "\n";
+    CHECK(two.full.best_induction > 0.4);
+    CHECK(two.full.loss_repeat < 0.25 * two.full.loss_first);
+    CHECK(two.without_layer0.best_induction < 0.4);
+    CHECK(one.best_induction < 0.4);
+    CHECK(one.loss_repeat > 0.35 * one.loss_first);
 }
 
 }  // namespace
 
 #if !defined(__EMSCRIPTEN__)
-TEST_CASE("induction heads form in a 2-layer attention-only model and not in a 1-layer control", "[induction][slow]") {
-    const auto [two, one] = train_both(kLong, 1);
-    CHECK(two.best_induction > 0.4);
-    CHECK(two.loss_repeat < 0.3 * two.loss_first);
-    CHECK(one.best_induction < 0.4);
-    CHECK(one.loss_repeat > 0.4 * one.loss_first);
+// The page's default, seed 1, 3,000 steps (measured: score 0.71, repeated copy 0.63 against 4.30 on the first;
+// control 0.23, 2.11 against 4.29). scripts/induction_budget: of 16 seeds, 14 crossed 0.4 by step 2,750 and all 16
+// by 4,750; the controls scored 0.21 to 0.26 at step 3,000 (0.39 at 5,000 for seed 14, whose repeat loss came down
+// to 0.40 of the first copy's: given time, one layer guesses better).
+TEST_CASE("the page's short setting forms an induction head within 3,000 steps, and the 1-layer control does not",
+          "[induction][slow]") {
+    check_phase_change(kShort, 1);
 }
 
-// The page's default. Segments of 3..7 are short enough that a 1-layer model gets the repeat partly right with heads
-// that look a fixed distance back (repeated-copy loss 1.0 to 1.7 nats over 8 seeds, against 4.2), so here the control
-// is only checked to stay far behind. Seed 1 (measured: score 0.78, repeated copy 0.34 against 4.17; control 0.35 and
-// 1.72); of 8 seeds, 7 crossed 0.4 by step 2,750 and one took 5,000, so this budget is not one for every seed.
-TEST_CASE("the page's short setting forms an induction head within 3,000 steps, the control far behind", "[induction][slow]") {
-    const auto [two, one] = train_both(kShort, 1);
-    CHECK(two.best_induction > 0.4);
-    CHECK(two.loss_repeat < 0.15 * two.loss_first);
-    CHECK(two.best_induction > one.best_induction + 0.3);
-    CHECK(one.loss_repeat > 4 * two.loss_repeat);
+// The long setting, seed 1, 16,000 steps (measured: score 0.78, repeated copy 0.50 against 4.22; control 0.16, 2.33
+// against 4.21). 4 of 4 seeds crossed 0.4 between steps 12,000 and 14,000.
+TEST_CASE("the long setting forms an induction head within 16,000 steps, and the 1-layer control does not",
+          "[induction][slow]") {
+    check_phase_change(kLong, 1);
 }
 #endif

@@ -68,6 +68,23 @@ TEST_CASE("induction score on the probe BOS r r with L = 3", "[metrics]") {
     CHECK_THROWS_AS(induction_score(u.data(), T, 4), Error);
 }
 
+TEST_CASE("induction score of a segment at an offset, as in the task's sequences", "[metrics]") {
+    // T = 12, L = 3, the first copy at 4..6, the repeat at 7..9, filler around: the induction head at i = 7..9
+    // looks at i - 2 = 5..7; rows outside the repeat look anywhere (here at 0)
+    const int T = 12, L = 3, start = 4;
+    const auto ind = one_hot_rows(T, [](int i) { return i >= 7 && i <= 9 ? i - L + 1 : 0; });
+    CHECK(induction_score(ind.data(), T, L, start) == Approx(1.0));
+    // scored as if the segment sat right after BOS (rows 4..6, targets 2..4), the same head scores 0
+    CHECK(induction_score(ind.data(), T, L) == Approx(0.0));
+    // two of the three repeat rows on their target
+    const auto two = one_hot_rows(T, [](int i) { return i == 7 ? 5 : i == 8 ? 6 : 0; });
+    CHECK(induction_score(two.data(), T, L, start) == Approx(2.0 / 3));
+    // both copies must end inside T: start + 2L <= T
+    CHECK_NOTHROW(induction_score(ind.data(), T, L, 6));
+    CHECK_THROWS_AS(induction_score(ind.data(), T, L, 7), Error);
+    CHECK_THROWS_AS(induction_score(ind.data(), T, L, 0), Error);
+}
+
 TEST_CASE("automatic labels follow the stated thresholds in order", "[metrics]") {
     HeadScores s;
     s.max_entropy = 2.0;

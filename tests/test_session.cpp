@@ -301,7 +301,6 @@ TEST_CASE("session on the induction task: set-up errors, training, per-head scor
     const InductionMeasurement im = s.measure_induction(4);
     CHECK(im.layers == 2);
     CHECK(im.heads == 2);
-    CHECK(im.segment == 7);
     REQUIRE(im.previous.size() == 4);
     REQUIRE(im.induction.size() == 4);
     for (double x : im.induction) CHECK((x >= 0 && x <= 1));

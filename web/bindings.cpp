@@ -448,7 +448,7 @@ val session_evaluate_as(mha::TrainingSession& s, const std::string& variant) {
     });
 }
 
-// { ok, L, H, segment, previous, induction: Float64Array(L*H) (L,H), lossFirst, lossRepeat, bestInduction, bestHead }
+// { ok, L, H, previous, induction: Float64Array(L*H) (L,H), lossFirst, lossRepeat, bestInduction, bestHead }
 val session_induction(mha::TrainingSession& s, int n_probes) {
     return guarded([&] {
         if (!s.induction_task()) return error_value("this run is not on the induction task");
@@ -457,7 +457,6 @@ val session_induction(mha::TrainingSession& s, int n_probes) {
         val r = ok_value();
         r.set("L", m.layers);
         r.set("H", m.heads);
-        r.set("segment", m.segment);
         r.set("previous", copy_vector(m.previous));
         r.set("induction", copy_vector(m.induction));
         r.set("lossFirst", m.loss_first);

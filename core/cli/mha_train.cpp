@@ -179,6 +179,7 @@ int run(const Options& o) {
         if (seg_max == 0) seg_max = (cfg.max_seq_len - 1) / 2;
         const std::string err = validate_induction_task(cfg.max_seq_len, cfg.vocab_size, seg_min, seg_max);
         if (!err.empty()) die(err);
+        if (seg_max < 2) die("the repeated segment must be at least 2 tokens long to measure induction");
         const int V = cfg.vocab_size, T = cfg.max_seq_len;
         sampler = [=, &seg_buf, &start_buf](Rng& rng, int B, int Tb, int* x, int* y) {
             seg_buf.resize(B), start_buf.resize(B);  // grow once to the batch size: no allocation per step
@@ -240,7 +241,8 @@ int run(const Options& o) {
         if ((s + 1) % eval_every == 0 || s + 1 == tc.steps) {
             val = last_val = trainer.evaluate(eval);
             if (induction && !quiet) {
-                const InductionMeasurement im = measure_induction(trainer.model(), seg_max, 16, 4242);
+                const InductionTaskConfig task{cfg.vocab_size, seg_min, seg_max};
+                const InductionMeasurement im = measure_induction(trainer.model(), task, cfg.max_seq_len, 64, 4242);
                 double prev0 = 0;
                 for (int h = 0; h < cfg.n_heads; ++h) prev0 = std::max(prev0, im.previous[h]);
                 std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token %.3f, "

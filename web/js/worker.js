@@ -27,7 +27,7 @@ const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
   sampleChars: 160,     // characters of the sample at the end of a run
   sampleTemperature: 0.8,
-  inductionProbes: 16,  // probes [BOS, r, r] per induction measurement
+  inductionProbes: 64,  // sequences of the task per induction measurement (core/induction_study.hpp)
 };
 
 /** @type {object|null} the Embind module */
