@@ -33,11 +33,9 @@ export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpu
 
 // The induction lab's two settings of its task (prop ntask, web/js/panels/induction.js), each with the steps it
 // needs. Measured natively, lr 2e-3:
-//   short: the layer-1 induction score passes 0.4 after 2,000 to 2,750 steps for 7 of 8 seeds (5,000 for the
-//          eighth), about a minute in a tab; but segments of 3..7 let fixed-offset heads often land on the answer, so
-//          the 1-layer control gets the repeat partly right too (repeat loss 1.0 to 1.7 nats, scores 0.31 to 0.47).
-//   long:  the control stays near 0.15 (the setting of tests/test_induction.cpp), but the phase change comes after
-//          12,000 to 14,000 steps.
+//   short: the layer-1 induction score passes 0.4 by step 2,750 for 14 of 16 seeds and by 4,750 for all, about a
+//          minute in a tab; the 1-layer control scores 0.21 to 0.26 at step 3,000 (scripts/induction_budget).
+//   long:  the phase change comes after 11,750 to 13,750 steps (4 seeds), the control stays near 0.15.
 export const INDUCTION_TASKS = Object.freeze({
   short: { context: 16, segMin: 3, segMax: 7, batch: 64, steps: 3000 },
   long: { context: 32, segMin: 4, segMax: 10, batch: 32, steps: 16000 },
