@@ -10,6 +10,23 @@
 namespace mha {
 
 // ---------------------------------------------------------------- set-up
+std::string TrainingSession::reset(int eval_batches) {
+    trainer_.reset();
+    untied_params_.clear();
+    induction_ = false;
+    if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
+    return "";
+}
+
+std::string TrainingSession::text_error(const std::string& text) {
+    if (text.size() > DataLimits::max_text_bytes) {
+        Dataset unused;  // make_text_dataset words the size message
+        return make_text_dataset(text, tok_, 1, unused);
+    }
+    if (text.empty()) return "The text is empty: paste or load some text to train on.";
+    return "";
+}
+
 std::string TrainingSession::setup_data(const std::string& text, int T) {
     Dataset data;
     int unknown = 0;
@@ -23,16 +40,10 @@ std::string TrainingSession::setup_data(const std::string& text, int T) {
 
 std::string TrainingSession::init(const ModelConfig& model, const TrainConfig& train, const std::string& text,
                                   int eval_batches) {
-    trainer_.reset();
-    untied_params_.clear();
-    induction_ = false;
-    if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
-    if (text.size() > DataLimits::max_text_bytes) {
-        Dataset unused;  // make_text_dataset words the size message
-        return make_text_dataset(text, tok_, 1, unused);
-    }
-    if (text.empty()) return "The text is empty: paste or load some text to train on.";
-    std::string err = CharTokenizer::from_text(text, tok_);
+    std::string err = reset(eval_batches);
+    if (err.empty()) err = text_error(text);
+    if (!err.empty()) return err;
+    err = CharTokenizer::from_text(text, tok_);
     if (!err.empty()) return err;
     ModelConfig m = model;
     m.vocab_size = tok_.vocab_size();
@@ -44,26 +55,19 @@ std::string TrainingSession::init(const ModelConfig& model, const TrainConfig& t
     if (!err.empty()) return err;
     err = setup_data(text, m.max_seq_len);
     if (!err.empty()) return err;
-    eval_count_ = eval_batches;
-    eval_ = data_.eval_batches(eval_count_, t.batch, m.max_seq_len, eval_seed(t.seed));
+    eval_ = data_.eval_batches(eval_batches, t.batch, m.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(m, t, make_sampler());
     return "";
 }
 
 std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std::size_t size, const TrainConfig& train,
                                                   const std::string& text, int eval_batches) {
-    trainer_.reset();
-    untied_params_.clear();
-    induction_ = false;
-    if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
-    Checkpoint c;
-    std::string err = load_checkpoint(data, size, c);
+    std::string err = reset(eval_batches);
     if (!err.empty()) return err;
-    if (text.empty()) return "The text is empty: paste or load some text to train on.";
-    if (text.size() > DataLimits::max_text_bytes) {
-        Dataset unused;
-        return make_text_dataset(text, tok_, 1, unused);
-    }
+    Checkpoint c;
+    err = load_checkpoint(data, size, c);
+    if (err.empty()) err = text_error(text);
+    if (!err.empty()) return err;
     err = c.vocab.empty() ? CharTokenizer::from_text(text, tok_) : CharTokenizer::from_string(c.vocab, tok_);
     if (!err.empty()) return "the checkpoint's vocabulary: " + err;
     if (tok_.vocab_size() != c.config.vocab_size)
@@ -78,8 +82,7 @@ std::string TrainingSession::init_from_checkpoint(const std::uint8_t* data, std:
                std::to_string(t.steps) + " of this schedule: raise the number of steps.";
     err = setup_data(text, c.config.max_seq_len);
     if (!err.empty()) return err;
-    eval_count_ = eval_batches;
-    eval_ = data_.eval_batches(eval_count_, t.batch, c.config.max_seq_len, eval_seed(t.seed));
+    eval_ = data_.eval_batches(eval_batches, t.batch, c.config.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(c.config, t, make_sampler());
     trainer_->restore(c);
     return "";
@@ -99,13 +102,11 @@ BatchSampler TrainingSession::make_sampler() {
 
 std::string TrainingSession::init_induction(const ModelConfig& model, const TrainConfig& train,
                                             const InductionTaskConfig& task, int eval_batches) {
-    trainer_.reset();
-    untied_params_.clear();
-    induction_ = false;
-    if (eval_batches < 1 || eval_batches > 64) return "evaluation batches must be 1 to 64.";
+    std::string err = reset(eval_batches);
+    if (!err.empty()) return err;
     ModelConfig m = model;
     m.vocab_size = task.vocab;
-    std::string err = validate(m);
+    err = validate(m);
     if (!err.empty()) return err;
     err = validate_induction_task(m.max_seq_len, task.vocab, task.seg_min, task.seg_max);
     if (!err.empty()) return err;
@@ -122,7 +123,6 @@ std::string TrainingSession::init_induction(const ModelConfig& model, const Trai
     baseline_ = std::log(double(task.vocab - 1));  // a uniform guess over the symbols that follow BOS
     BatchSampler sampler = make_sampler();
     // the validation batches: the same task from a fixed seed, as mha-train draws them
-    eval_count_ = eval_batches;
     eval_ = sample_eval_batches(sampler, eval_batches, t.batch, m.max_seq_len, eval_seed(t.seed));
     trainer_ = std::make_unique<Trainer>(m, t, sampler);
     return "";
@@ -304,11 +304,8 @@ std::string TrainingSession::evaluate_as(AttentionVariant variant, double& loss)
     if (!same)
         return std::string("the ") + variant_name(variant) + " model has other parameters than the " +
                variant_name(src.config().variant) + " model: its weights cannot be loaded into it.";
-    const float* p = tied() ? untied_params_.data() : src.params();
-    std::copy(p, p + src.num_params(), other.params());
-    double total = 0;
-    for (int i = 0; i < eval_.n_batches; ++i) total += other.forward(eval_.x_batch(i), eval_.y_batch(i), eval_.B, eval_.T);
-    loss = total / eval_.n_batches;
+    std::copy(weights(), weights() + src.num_params(), other.params());
+    loss = evaluate_loss(other, eval_);
     return "";
 }
 
@@ -339,10 +336,9 @@ AttentionMaps TrainingSession::probe_attention() {
 std::vector<std::uint8_t> TrainingSession::snapshot(bool with_optimizer) const {
     const Trainer& tr = trainer();
     const Gpt<float>& m = tr.model();
-    const float* params = tied() ? untied_params_.data() : m.params();
-    if (!with_optimizer) return save_checkpoint(m.config(), params, tok_.to_string(), nullptr);
+    if (!with_optimizer) return save_checkpoint(m.config(), weights(), tok_.to_string(), nullptr);
     const CheckpointOptimizer opt = tr.optimizer_state();
-    return save_checkpoint(m.config(), params, tok_.to_string(), &opt);
+    return save_checkpoint(m.config(), weights(), tok_.to_string(), &opt);
 }
 
 std::string TrainingSession::restore(const std::uint8_t* data, std::size_t size) {
@@ -367,8 +363,7 @@ std::string TrainingSession::copy_weights_from(const TrainingSession& other) {
     const Gpt<float>& src = other.trainer().model();
     if (config_to_json(src.config()) != config_to_json(tr.model().config())) return "the two runs have different models.";
     untied_params_.clear();
-    const float* p = other.tied() ? other.untied_params_.data() : src.params();
-    std::copy(p, p + src.num_params(), tr.model().params());
+    std::copy(other.weights(), other.weights() + src.num_params(), tr.model().params());
     return "";
 }
 

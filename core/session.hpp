@@ -153,7 +153,13 @@ public:
     double baseline_loss() const { return baseline_; }
 
 private:
+    // what every init does first: forgets the previous run; "" or the sentence for a bad eval_batches
+    std::string reset(int eval_batches);
+    // "" or the sentence for a text that is empty or too large to train on
+    std::string text_error(const std::string& text);
     std::string setup_data(const std::string& text, int T);
+    // the weights a snapshot or another model should see: the untied ones while tied
+    const float* weights() const { return tied() ? untied_params_.data() : trainer().model().params(); }
     Trainer& trainer();
     const Trainer& trainer() const;
 
@@ -162,7 +168,6 @@ private:
     EvalBatches eval_;
     std::unique_ptr<Trainer> trainer_;
     std::vector<float> untied_params_;  // the weights before tie(), empty when not tied
-    int eval_count_ = kSessionEvalBatches;
     bool induction_ = false;
     InductionTaskConfig task_;
     std::vector<int> seg_len_, seg_start_;  // (B) scratch of the induction sampler

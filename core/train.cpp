@@ -60,10 +60,12 @@ StepResult Trainer::step() {
     return r;
 }
 
-double Trainer::evaluate(const EvalBatches& eval) {
-    MHA_CHECK(eval.n_batches > 0 && eval.T <= model_.config().max_seq_len, "empty or too long evaluation set");
+double Trainer::evaluate(const EvalBatches& eval) { return evaluate_loss(model_, eval); }
+
+double evaluate_loss(Gpt<float>& model, const EvalBatches& eval) {
+    MHA_CHECK(eval.n_batches > 0 && eval.T <= model.config().max_seq_len, "empty or too long evaluation set");
     double total = 0;
-    for (int i = 0; i < eval.n_batches; ++i) total += model_.forward(eval.x_batch(i), eval.y_batch(i), eval.B, eval.T);
+    for (int i = 0; i < eval.n_batches; ++i) total += model.forward(eval.x_batch(i), eval.y_batch(i), eval.B, eval.T);
     return total / eval.n_batches;
 }
 

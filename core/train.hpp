@@ -40,6 +40,9 @@ inline std::uint64_t eval_seed(std::uint64_t train_seed) { return train_seed * 7
 // held-out text, such as the induction task)
 EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T, std::uint64_t seed);
 
+// mean loss of model over fixed evaluation batches (forward only); throws mha::Error if they are empty or too long
+double evaluate_loss(Gpt<float>& model, const EvalBatches& eval);
+
 struct StepResult {
     int step = 0;            // the step just taken (0-based)
     double loss = 0;         // training loss of this step's batch, before the update
@@ -54,7 +57,7 @@ public:
     Trainer(const ModelConfig& model, const TrainConfig& train, BatchSampler sampler);
 
     StepResult step();
-    // mean loss over fixed evaluation batches (no update), so curves of different runs compare
+    // mean loss over fixed evaluation batches (no update), so curves of different runs compare: evaluate_loss
     double evaluate(const EvalBatches& eval);
 
     Gpt<float>& model() { return model_; }
