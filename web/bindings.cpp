@@ -86,6 +86,12 @@ bool bool_field(const val& obj, const char* key) {
     return v.isTrue();
 }
 
+// a seed passed as a JS number; throws mha::Error with a sentence unless it is 0 .. 2^32-1
+std::uint64_t seed_arg(double seed) {
+    if (!(seed >= 0 && seed <= 4294967295.0)) throw mha::Error("the seed must be a whole number from 0 to 4294967295");
+    return static_cast<std::uint64_t>(seed);
+}
+
 // a Uint8Array (or ArrayBuffer view) copied into the wasm heap in one set()
 std::vector<std::uint8_t> bytes_in(const val& array) {
     if (!array.instanceof(val::global("Uint8Array"))) throw mha::Error("the file must be passed as a Uint8Array");
@@ -201,8 +207,8 @@ val head_layout(int d_model, int n_heads, const std::string& order_name) {
         r.set("dModel", l.d_model);
         r.set("nHeads", l.n_heads);
         r.set("headSize", l.head_size);
-        r.set("head", copy_out(l.head.data(), l.head.size()));
-        r.set("lane", copy_out(l.lane.data(), l.lane.size()));
+        r.set("head", copy_vector(l.head));
+        r.set("lane", copy_vector(l.lane));
         return r;
     });
 }
@@ -214,13 +220,9 @@ val attention_demo(const std::string& text, int d_model, int n_heads, double see
         if (!parse_order(order_name, order)) return error_value("unknown head order '" + order_name + "'");
         const std::string err = mha::validate_heads(d_model, n_heads);
         if (!err.empty()) return error_value(err);
-        if (!(seed >= 0 && seed <= 4294967295.0)) return error_value("the seed must be a whole number from 0 to 4294967295");
-        const mha::AttentionDemo d =
-            mha::attention_demo(text, d_model, n_heads, static_cast<std::uint64_t>(seed), order);
-        val tokens = val::array();
-        for (const auto& t : d.tokens) tokens.call<void>("push", t);
+        const mha::AttentionDemo d = mha::attention_demo(text, d_model, n_heads, seed_arg(seed), order);
         val r = ok_value();
-        r.set("tokens", tokens);
+        r.set("tokens", string_array(d.tokens));
         r.set("nHeads", n_heads);
         r.set("T", static_cast<int>(d.tokens.size()));
         r.set("att", copy_out(d.att.data(), d.att.size()));
@@ -386,9 +388,8 @@ val session_sample(mha::TrainingSession& s, const std::string& prompt, int n, do
         if (n < 1 || n > mha::kMaxSampleChars)
             return error_value("a sample is 1 to " + std::to_string(mha::kMaxSampleChars) + " characters");
         if (!(temperature >= 0 && temperature <= 5)) return error_value("the temperature must be 0 to 5");
-        if (!(seed >= 0 && seed <= 4294967295.0)) return error_value("the seed must be a whole number from 0 to 4294967295");
         val r = ok_value();
-        r.set("text", s.sample(prompt, n, temperature, static_cast<std::uint64_t>(seed)));
+        r.set("text", s.sample(prompt, n, temperature, seed_arg(seed)));
         return r;
     });
 }
