@@ -1,11 +1,11 @@
 #include "json_mini.hpp"
 
-#include "utf8.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+
+#include "utf8.hpp"
 
 namespace mha::json {
 

@@ -15,9 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "utf8.hpp"
-
 #include "config.hpp"
+#include "utf8.hpp"
 
 namespace mha {
 
@@ -26,10 +25,8 @@ namespace mha {
 // maximal invalid byte run that could start a valid sequence becomes one U+FFFD, other bad bytes one each.
 // Overlong forms, surrogates (U+D800..U+DFFF) and anything above U+10FFFF are invalid.
 
-
 // code points of utf8, (N); *invalid_count (if given) counts the U+FFFD substituted for bad bytes
 std::vector<char32_t> utf8_decode(const std::string& utf8, int* invalid_count = nullptr);
-
 
 // ------------------------------------------------------------------------------------------ tokenizer
 
