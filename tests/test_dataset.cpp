@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,7 +18,6 @@ using namespace mha;
 
 namespace {
 using test::corpus_path;
-std::string read_file(const std::string& path) { return test::read_text_file(path); }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -183,7 +180,7 @@ TEST_CASE("the unigram baseline matches a hand computation", "[data]") {
 }
 
 TEST_CASE("the shipped corpus makes a dataset and its unigram baseline is printed", "[data]") {
-    const std::string text = read_file(corpus_path());
+    const std::string text = test::read_text_file(corpus_path());
     REQUIRE(text.size() >= 200u * 1024u);
     CharTokenizer tok;
     REQUIRE(CharTokenizer::from_text(text, tok).empty());

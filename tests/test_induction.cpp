@@ -67,10 +67,10 @@ Measured train_and_measure(Setting k, int layers, std::uint64_t seed) {
     tc.seed = seed, tc.adamw.weight_decay = 0;
     std::vector<int> seg(tc.batch), start(tc.batch);
     Trainer trainer(cfg, tc, [&](Rng& rng, int B, int T, int* x, int* y) {
-        fill_shifted_batch(rng, B, T, 64, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
+        fill_shifted_batch(rng, B, T, cfg.vocab_size, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
     });
     for (int s = 0; s < k.steps; ++s) trainer.step();
-    const InductionTaskConfig task{64, k.seg_min, k.seg_max};
+    const InductionTaskConfig task{cfg.vocab_size, k.seg_min, k.seg_max};
     Gpt<float>& model = trainer.model();
     Measured r;
     r.full = measure_induction(model, task, k.T, 128, 4242);

@@ -120,6 +120,7 @@ TEST_CASE("xsimd LayerNorm forward and backward equal the scalar reference for e
         layernorm_forward(o2.data(), m2.data(), r2.data(), x.data(), w.data(), b.data(), N, C);
         INFO("C = " << C);
         CHECK(test::max_abs_diff(o2, o1) < 2e-5);
+        CHECK(test::max_abs_diff(m2, m1) < 2e-5);
         CHECK(test::max_abs_diff(r2, r1) < 2e-5);
         std::vector<float> dx1(N * C, 0.1f), dx2 = dx1, dw1(C, 0.2f), dw2 = dw1, db1(C, 0.3f), db2 = db1;
         ref::layernorm_backward(dx1.data(), dw1.data(), db1.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C);

@@ -4,9 +4,7 @@
 
 #include "test_util.hpp"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,7 +16,6 @@ namespace {
 const std::string FFFD_UTF8 = "\xEF\xBF\xBD";
 
 using test::corpus_path;
-std::string read_file(const std::string& path) { return test::read_text_file(path); }
 
 CharTokenizer make(const std::string& text) {
     CharTokenizer tok;
@@ -154,7 +151,7 @@ TEST_CASE("the vocabulary survives a round trip through its string form", "[data
 }
 
 TEST_CASE("the shipped corpus loads, is large enough and has a small character vocabulary", "[data]") {
-    const std::string text = read_file(corpus_path());
+    const std::string text = test::read_text_file(corpus_path());
     INFO("corpus: " << corpus_path());
     REQUIRE(text.size() >= 200u * 1024u);
     CharTokenizer tok;

@@ -51,7 +51,12 @@ TEST_CASE("worked example: the lesson case step by step", "[worked-example]") {
     CHECK(at(ex.heads, 0, 2, 0, 3, 2) == Approx((e + e * e) / z2));
     CHECK(ex.concat[2 * 4 + 0] == Approx((e + e * e) / z2));
     CHECK(ex.concat[2 * 4 + 2] == Approx(1.0 / 3.0));
-    for (std::size_t i = 0; i < ex.out.size(); ++i) CHECK(ex.out[i] == Approx(ex.concat[i]));
+    // the output through the layer's own W_O = I: row 0 attends only to itself, so it is x row 0 = (1, 0, 1, 0);
+    // row 2 carries head¹'s (e + e²)/z2 and, on channel 2, head²'s uniform mean of x's channel 2 (1, 0, 0) = 1/3
+    const double row0[4] = {1, 0, 1, 0};
+    for (int c = 0; c < 4; ++c) CHECK(ex.out[c] == Approx(row0[c]).margin(1e-12));
+    CHECK(ex.out[2 * 4 + 0] == Approx((e + e * e) / z2));
+    CHECK(ex.out[2 * 4 + 2] == Approx(1.0 / 3.0));
 }
 
 TEST_CASE("worked example: softmax of the shown masked scores is the layer's attention", "[worked-example]") {
