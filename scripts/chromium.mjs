@@ -56,6 +56,20 @@ export function watchPage(page, record) {
 }
 
 /**
+ * How many pixels of a canvas are not fully transparent: a chart or heatmap that drew nothing counts about 0.
+ * @param {import('playwright-core').Locator} canvas
+ * @returns {Promise<number>}
+ */
+export function paintedPixels(canvas) {
+  return canvas.evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+    return n;
+  });
+}
+
+/**
  * Serves one HTML page on a free loopback port: another origin on this machine, e.g. the course page that embeds
  * a panel in the embedding tests.
  * @returns {Promise<{server: import('node:http').Server, url: string}>}

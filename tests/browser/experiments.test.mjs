@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
+import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -47,12 +47,6 @@ async function openPage(hash) {
   return p;
 }
 
-const painted = (locator) => locator.evaluate((c) => {
-  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-  let n = 0;
-  for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
-  return n;
-});
 
 // ------------------------------------------------------------------------------------------ break it
 test('break it: canonical and two variants train to completion, with causality badges, samples and the swap check', async () => {
@@ -89,7 +83,7 @@ test('break it: canonical and two variants train to completion, with causality b
   assert.match(await p.locator('#b-swap-text').textContent(),
     /trained canonical model: validation loss \d\.\d{3}\. The very same weights read by the swapped-order model .*: \d\.\d{3}/);
   assert.equal(await p.locator('#b-chart .u-legend .u-series').count(), 1 + 3 * 2 + 1);
-  assert.ok(await painted(p.locator('#b-chart canvas')) > 5000);
+  assert.ok(await paintedPixels(p.locator('#b-chart canvas')) > 5000);
   // the settings are in the URL
   assert.match(await p.evaluate(() => location.hash), /variants=no_transpose_split%2Cno_transpose_merge/);
 });
@@ -148,11 +142,11 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.equal(await p.locator('#n-loss .u-legend .u-series').count(), 1 + 4 + 1);
   assert.equal(await p.locator('#n-ind .u-legend .u-series').count(), 1 + 5 + 1);
   assert.equal(await p.locator('#n-prev .u-legend .u-series').count(), 1 + 4 + 1);
-  for (const id of ['#n-loss', '#n-ind', '#n-prev']) assert.ok(await painted(p.locator(`${id} canvas`)) > 3000, id);
+  for (const id of ['#n-loss', '#n-ind', '#n-prev']) assert.ok(await paintedPixels(p.locator(`${id} canvas`)) > 3000, id);
   // the probe maps: [BOS, r, r] with the longest segment (7 in the short setting), the best head named, and drawn
   assert.match(await p.locator('#n-map2 .heatmap-title').textContent(), /^2 layers: layer 1, head \d \(induction score \d\.\d\d, step 80\)/);
   assert.match(await p.locator('#n-map1 .heatmap-title').textContent(), /^1-layer control: layer 0, head \d/);
-  assert.ok(await painted(p.locator('#n-map2 canvas')) > 3000);
+  assert.ok(await paintedPixels(p.locator('#n-map2 canvas')) > 3000);
   await p.locator('#n-map2 canvas').focus();
   for (let i = 0; i < 12; ++i) await p.keyboard.press('ArrowDown');
   // query 12 is in the repeat (positions 8..14): an induction head looks at 12 - 7 + 1 = 6

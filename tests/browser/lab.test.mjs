@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
+import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -105,12 +105,7 @@ test('the H = 1, 4, 8 comparison runs to completion and draws three curves', asy
   assert.match(await page.locator('#c-final .table-caption').textContent(), /parameter counts are equal/);
   // uPlot: 3 × (validation, training) + the baseline in the legend, and a painted canvas
   assert.equal(await page.locator('#c-chart .u-legend .u-series').count(), 1 + 3 * 2 + 1);
-  const painted = await page.locator('#c-chart canvas').evaluate((c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
-    return n;
-  });
+  const painted = await paintedPixels(page.locator('#c-chart canvas'));
   assert.ok(painted > 5000, `chart canvas nearly empty (${painted} pixels)`);
   assert.match(await page.locator('#c-chart').getAttribute('aria-label'), /H = 8: validation loss \d\.\d{3} at step 24/);
   assert.equal(await page.locator('#c-samples pre').count(), 3);
@@ -179,6 +174,7 @@ test('the snapshot slider goes back through training', async () => {
   assert.ok(max >= 10, `only ${max} snapshots`);
   await page.locator('#i-step').fill('0');
   await page.waitForFunction(() => /^0 \(snapshot\)/.test(document.getElementById('i-step-out').textContent));
+  // snapshot 0 is the untrained model: about a uniform guess over the corpus's 62 symbols, ln 62 = 4.13
   await page.waitForFunction(() => /Validation loss of this model: 4\.1/.test(document.getElementById('i-loss').textContent));
   await page.locator('#i-step').fill(String(max));
   await page.waitForFunction(() => /latest/.test(document.getElementById('i-step-out').textContent));
@@ -351,24 +347,27 @@ test('nonsense URL values fall back to defaults, and the page names them', async
 
 test('embed mode: one panel inside <iframe sandbox="allow-scripts"> on a course page, its height posted, training works', async () => {
   const p = await context.newPage();
-  watch(p);
-  await p.goto(hostBase);
-  const frame = p.frameLocator('#lab');
-  await frame.locator('html[data-ready="true"]').waitFor();
-  assert.equal(await frame.locator('.masthead').isHidden(), true);
-  assert.equal(await frame.locator('#panel-reshape').isHidden(), true);
-  assert.equal(await frame.locator('#panel-heads').isVisible(), true);
-  assert.equal(await frame.locator('[data-control="corpus"]').isHidden(), true);
-  assert.equal(await frame.locator('[data-control="lr"]').isHidden(), true);
-  assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');  // really sandboxed: opaque origin
-  await frame.locator('#c-start').click();
-  await frame.locator('html[data-comparison="done"]').waitFor({ timeout: 60_000 });
-  assert.equal(await frame.locator('#c-runs .run-card').count(), 3);
-  const heights = await p.evaluate(() => window.heights);
-  assert.ok(heights.length >= 2 && heights.every((h) => h > 200), JSON.stringify(heights));
-  const iframeHeight = await p.locator('#lab').evaluate((f) => f.getBoundingClientRect().height);
-  assert.ok(Math.abs(iframeHeight - heights.at(-1)) <= 1, `${iframeHeight} vs ${heights.at(-1)}`);
-  await p.close();
+  try {
+    watch(p);
+    await p.goto(hostBase);
+    const frame = p.frameLocator('#lab');
+    await frame.locator('html[data-ready="true"]').waitFor();
+    assert.equal(await frame.locator('.masthead').isHidden(), true);
+    assert.equal(await frame.locator('#panel-reshape').isHidden(), true);
+    assert.equal(await frame.locator('#panel-heads').isVisible(), true);
+    assert.equal(await frame.locator('[data-control="corpus"]').isHidden(), true);
+    assert.equal(await frame.locator('[data-control="lr"]').isHidden(), true);
+    assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');  // really sandboxed: opaque origin
+    await frame.locator('#c-start').click();
+    await frame.locator('html[data-comparison="done"]').waitFor({ timeout: 60_000 });
+    assert.equal(await frame.locator('#c-runs .run-card').count(), 3);
+    const heights = await p.evaluate(() => window.heights);
+    assert.ok(heights.length >= 2 && heights.every((h) => h > 200), JSON.stringify(heights));
+    const iframeHeight = await p.locator('#lab').evaluate((f) => f.getBoundingClientRect().height);
+    assert.ok(Math.abs(iframeHeight - heights.at(-1)) <= 1, `${iframeHeight} vs ${heights.at(-1)}`);
+  } finally {
+    await p.close();
+  }
 });
 
 test('keyboard only: choose a panel, start training, open a head', async () => {
