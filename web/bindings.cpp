@@ -578,20 +578,6 @@ val worked_example(const val& input) {
     });
 }
 
-// the lesson's inputs: { T, D, H, x, wq, wk, wv, wo } as plain arrays
-val lesson_worked_example_input() {
-    const mha::WorkedExampleInput in = mha::lesson_worked_example();
-    auto arr = [](const std::vector<double>& v) {
-        val a = val::array();
-        for (double d : v) a.call<void>("push", d);
-        return a;
-    };
-    val r = val::object();
-    r.set("T", in.T), r.set("D", in.D), r.set("H", in.H);
-    r.set("x", arr(in.x)), r.set("wq", arr(in.wq)), r.set("wk", arr(in.wk)), r.set("wv", arr(in.wv)), r.set("wo", arr(in.wo));
-    return r;
-}
-
 // the constants the page states: label thresholds, the blow-up rule, the text limit
 val constants() {
     val r = val::object();
@@ -620,7 +606,6 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_parameterLedger", &parameter_ledger);
     emscripten::function("_kvArithmetic", &kv_arithmetic);
     emscripten::function("_workedExample", &worked_example);
-    emscripten::function("_lessonWorkedExample", &lesson_worked_example_input);
     emscripten::function("_constants", &constants);
 
     // one training run; JS owns each instance and calls .delete() (worker.js)

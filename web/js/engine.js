@@ -168,18 +168,12 @@ export function workedExample(input) {
 }
 
 /**
- * The lesson's worked example: T=3, D=4, H=2, X = [[1,0,1,0],[0,1,0,1],[1,1,0,0]], every W the identity.
- * @returns {WorkedInput}
- */
-export function lessonWorkedExample() {
-  return mod._lessonWorkedExample();
-}
-
-/**
  * Constants of the core the page states: head-label thresholds, the blow-up rule, the text limit.
  * @returns {{inductionThreshold: number, previousThreshold: number, firstThreshold: number, broadThreshold: number,
  *            divergenceFactor: number, maxTextBytes: number, evalBatches: number, maxSampleChars: number}}
  */
 export function constants() {
-  return mod._constants();
+  cachedConstants ??= mod._constants();  // fixed for the module's life: read through Embind once
+  return cachedConstants;
 }
+let cachedConstants = null;

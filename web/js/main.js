@@ -10,6 +10,7 @@ import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { defaultState, HIDEABLE, PROPS, readHash, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
+import { numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -38,9 +39,9 @@ function readable(message) {
   return message.replace(/\s*\([\w./-]+\.(?:cpp|hpp):\d+\)\s*$/, '');
 }
 
-function showAlert(node, message) {
-  node.textContent = message ? readable(message) : '';
-  node.hidden = !message;
+// an alert with one of the core's messages, or hidden when there is none
+function showError(node, message) {
+  showAlert(node, message ? readable(message) : '');
 }
 
 // ---------------------------------------------------------------- state <-> controls
@@ -55,10 +56,6 @@ function showState() {
   for (const r of ui.order) r.checked = r.value === state.order;
 }
 
-// a number input's value: a number when it holds one, NaN when it is empty or half typed
-function numberOf(input) {
-  return input.value.trim() === '' ? NaN : Number(input.value);
-}
 
 function showNotice(rejected) {
   if (rejected.length === 0) {
@@ -86,7 +83,7 @@ function render() {
   // sizes and reshape
   const layouts = Object.fromEntries(ORDERS.map((o) => [o, headLayout(D, H, o)]));
   const sizesOk = layouts.canonical.ok && layouts.swapped.ok;
-  showAlert(ui.sizesError, sizesOk ? '' : (layouts.canonical.error ?? layouts.swapped.error));
+  showError(ui.sizesError, sizesOk ? '' : (layouts.canonical.error ?? layouts.swapped.error));
   ui.D.setAttribute('aria-invalid', String(!sizesOk));
   ui.H.setAttribute('aria-invalid', String(!sizesOk));
   for (const o of ORDERS) views.reshape[o].update(sizesOk ? { layout: layouts[o], active: o === order } : null);
@@ -96,12 +93,12 @@ function render() {
 
   // attention heads
   if (!sizesOk) {
-    showAlert(ui.attentionError, '');
+    showError(ui.attentionError, '');
     ui.tokens.textContent = '';
     views.attention.update(null, 'No heatmaps until D and H fit together: see the message under Sizes.');
   } else {
     const demo = attentionDemo(text, D, H, seed, order);
-    showAlert(ui.attentionError, demo.ok ? '' : demo.error);
+    showError(ui.attentionError, demo.ok ? '' : demo.error);
     ui.seed.setAttribute('aria-invalid', String(!demo.ok && /seed/i.test(demo.error)));
     ui.tokens.textContent = demo.ok ? `${demo.T} word${demo.T === 1 ? '' : 's'}${demo.T >= 48 ? ', the most it reads' : ''}` : '';
     views.attention.update(demo.ok ? demo : null);
@@ -170,9 +167,9 @@ function scheduleRender() {
 
 // ---------------------------------------------------------------- events
 function bindControls() {
-  ui.D.addEventListener('input', () => { state.D = numberOf(ui.D); scheduleRender(); });
-  ui.H.addEventListener('input', () => { state.H = numberOf(ui.H); scheduleRender(); });
-  ui.seed.addEventListener('input', () => { state.seed = numberOf(ui.seed); scheduleRender(); });
+  ui.D.addEventListener('input', () => { state.D = numberIn(ui.D); scheduleRender(); });
+  ui.H.addEventListener('input', () => { state.H = numberIn(ui.H); scheduleRender(); });
+  ui.seed.addEventListener('input', () => { state.seed = numberIn(ui.seed); scheduleRender(); });
   ui.text.addEventListener('input', () => { state.text = ui.text.value; scheduleRender(); });
   for (const r of ui.order) r.addEventListener('change', () => { state.order = r.value; scheduleRender(); });
   for (const b of ui.panels) b.addEventListener('click', () => { state.panel = b.dataset.panel; render(); });

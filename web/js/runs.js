@@ -269,18 +269,22 @@ export class Run {
     this.worker.postMessage({ type: 'stop' });
   }
 
+  /** The full snapshot restoreLastGood goes back to: the last one, and after a blow-up only if taken before it. */
+  get lastGood() {
+    const s = this.lastFull;
+    return this.diverged && !(s && s.step < this.diverged.step) ? null : s;
+  }
+
   /**
    * Goes back to the last full snapshot (optionally with a new learning rate) after a blow-up.
    * @param {{lr?: number}} [change]
    * @returns {Promise<{ok: boolean, error?: string}>}
    */
   async restoreLastGood(change = {}) {
-    const snap = this.diverged
-      ? [this.lastFull].find((s) => s && s.step < this.diverged.step) ?? null
-      : this.lastFull;
+    const snap = this.lastGood;
     if (!snap) return { ok: false, error: 'There is no snapshot from before the blow-up.' };
     const settings = change.lr ? { ...this.settings, lr: change.lr, minLr: Math.min(this.settings.minLr, change.lr / 10) } : null;
-    const r = await this.request('restore', { bytes: snap.bytes.slice(), settings });
+    const r = await this.request('restore', { bytes: snap.bytes, settings });  // postMessage copies it
     if (!r.ok) return r;
     if (settings) this.settings = settings;
     this.#truncate(snap.step);
@@ -347,6 +351,15 @@ export function allReady(runs) {
   return [...runs].every((r) => r.status !== 'starting' && r.status !== 'failed');
 }
 
+/**
+ * Steps between two measurements (or snapshots) so that a schedule of steps holds about points of them.
+ * @param {number} steps
+ * @param {number} points
+ */
+export function stepsBetween(steps, points) {
+  return Math.max(1, Math.round(steps / points));
+}
+
 /** The word a run card shows for a run's status. @param {Run} run */
 export function statusWord(run) {
   return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
@@ -358,14 +371,14 @@ export function statusWord(run) {
  * reports failures and worker restarts, and asks for a redraw, at once for changes of state and throttled for the
  * stream of measurements (the event types listed in streaming).
  * @param {{runs: Map<string, Run>, showError: (message: string) => void, status: HTMLElement,
- *   readable: (error: unknown) => string, schedule: (now?: boolean) => void, streaming: string[]}} o
+ *   schedule: (now?: boolean) => void, streaming: string[]}} o showError makes the core's message readable
  * @returns {(event: {run: Run, type: string}) => void}
  */
-export function sideBySideHandler({ runs, showError, status, readable, schedule, streaming }) {
+export function sideBySideHandler({ runs, showError, status, schedule, streaming }) {
   return (e) => {
     const { run, type } = e;
     if (type === 'ready' && allReady(runs.values())) for (const r of runs.values()) r.start();
-    if (type === 'failed' || type === 'error') showError(`${run.label}: ${readable(e.error)}`);
+    if (type === 'failed' || type === 'error') showError(`${run.label}: ${e.error}`);
     if (type === 'died') status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
     schedule(!streaming.includes(type));
   };

@@ -11,7 +11,7 @@
 //   { type: 'restore', id, bytes, settings? }                         back to a snapshot, optionally a new schedule
 //   { type: 'crash' }                                                 test hook: the worker dies (uncaught error)
 // Messages out (worker -> main), besides the replies:
-//   { type: 'progress', step: Int32Array, loss: Float64Array, skipped: Uint8Array, stepsDone, seconds }
+//   { type: 'progress', step: Int32Array, loss: Float64Array, stepsDone, seconds }
 //   { type: 'val', step, loss }                                       every evalEvery steps and at the end
 //   { type: 'snapshot', step, weights: Uint8Array, full: Uint8Array } weights for scrubbing, full for recovery
 //   { type: 'diverged', step, loss, limit }                           the run blew up and paused itself
@@ -76,13 +76,19 @@ function init(msg) {
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
   seconds = 0;
   status = facts.stepsDone >= facts.steps ? 'done' : 'idle';
-  const val = run._evaluate();
-  if (val.ok) post({ type: 'val', step: facts.stepsDone, loss: val.loss });
+  measure();
   // leaks are structural: the check on the random weights already finds them
   if (settings.causality) postCausality('init');
-  if (induction) postInduction();
   postSnapshot();
   return facts;
+}
+
+// the validation loss (and, on the induction task, the scores) of the weights now; returns the evaluation
+function measure() {
+  const val = run._evaluate();
+  if (val.ok) post({ type: 'val', step: run._facts().stepsDone, loss: val.loss });
+  if (settings.task === 'induction') postInduction();
+  return val;
 }
 
 function postCausality(when) {
@@ -131,7 +137,7 @@ function loop() {
   // adapt the chunk to about chunkMs, but never past an evaluation or snapshot boundary
   const perStep = dt / Math.max(1, r.step.length);
   stepsPerChunk = Math.max(1, Math.min(evalEvery, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4))));
-  post({ type: 'progress', step: r.step, loss: r.loss, skipped: r.skipped, stepsDone: r.stepsDone, seconds });
+  post({ type: 'progress', step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds });
   if (r.diverged >= 0) {
     status = 'paused';
     post({ type: 'diverged', step: r.step[r.diverged], loss: r.loss[r.diverged], limit: run._facts().divergenceLimit });
@@ -139,21 +145,18 @@ function loop() {
   }
   const done = r.step.length === 0 || r.stepsDone >= settings.steps;
   const crossed = (every) => r.step.some((s) => (s + 1) % every === 0);
-  if (crossed(evalEvery) || done) {
-    const val = run._evaluate();
-    if (val.ok) post({ type: 'val', step: r.stepsDone, loss: val.loss });
-    if (settings.task === 'induction') postInduction();
-  }
+  const val = crossed(evalEvery) || done ? measure() : null;
   if (crossed(snapshotEvery) || done) postSnapshot();
-  if (done) return finish();
+  if (done) return finish(val);
   timer = setTimeout(loop, 0);  // let messages (inspect, pause) in between chunks
 }
 
-function finish() {
+// own: the evaluation of the final weights, just measured
+function finish(own) {
   status = 'done';
   if (settings.causality) postCausality('trained');
   if (settings.swapCheck) {
-    const own = run._evaluate(), swapped = run._evaluateAs('swapped_order');
+    const swapped = run._evaluateAs('swapped_order');
     if (own.ok && swapped.ok) post({ type: 'swap', step: run._facts().stepsDone, own: own.loss, swapped: swapped.loss });
     else post({ type: 'failed', error: own.error ?? swapped.error });
   }
@@ -222,12 +225,10 @@ async function handle(msg) {
       if (!run || status === 'done') return;
       clearTimeout(timer);
       {
-        const val = run._evaluate();
-        if (val.ok) post({ type: 'val', step: run._facts().stepsDone, loss: val.loss });
-        if (settings.task === 'induction') postInduction();
+        const val = measure();
+        postSnapshot();
+        return finish(val);
       }
-      postSnapshot();
-      return finish();
     case 'inspect': {
       if (!run) return reply(msg.id, { ok: false, error: 'This run is not set up.' });
       const r = inspect(msg);

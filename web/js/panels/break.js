@@ -4,7 +4,7 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
-import { drawScheduler, Run, sideBySideHandler } from '../runs.js';
+import { drawScheduler, Run, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, el, showAlert } from '../views/dom.js';
@@ -115,7 +115,7 @@ export function setupBreak(app) {
     return {
       ...SETTINGS.model, batch: s.bbatch, steps: s.bsteps, warmup: Math.round(s.bsteps * SETTINGS.warmupFraction),
       lr: s.blr, minLr: s.blr * SETTINGS.minLrFraction, seed: s.bseed, causality: true,
-      evalEvery: Math.max(1, Math.round(s.bsteps / SETTINGS.evalPoints)), snapshotEvery: Math.max(1, Math.round(s.bsteps / 5)),
+      evalEvery: stepsBetween(s.bsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.bsteps, 5),
     };
   }
 
@@ -143,7 +143,7 @@ export function setupBreak(app) {
   }
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
-  const onEvent = sideBySideHandler({ runs, showError, status: ui.status, readable: app.readable,
+  const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
     schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot'] });
 
 
@@ -194,8 +194,7 @@ export function setupBreak(app) {
     const ms = run.msPerStep();
     const val = run.val.loss.at(-1);
     c.facts.textContent = [
-      { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up', done: 'done',
-        failed: 'failed', restarting: 'restarting' }[run.status],
+      statusWord(run),
       `step ${run.stepsDone} / ${steps}`,
       Number.isFinite(ms) ? `${ms.toFixed(1)} ms per step` : '',
       val !== undefined ? `val ${val.toFixed(3)}` : '',

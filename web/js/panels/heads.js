@@ -1,9 +1,9 @@
 // Panel 4, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the final
 // table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers come
 // from the core in the workers, the pictures from the views.
-import { constants, parameterLedger } from '../engine.js';
+import { constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { allReady, drawScheduler, Run, statusWord } from '../runs.js';
+import { allReady, drawScheduler, Run, statusWord, stepsBetween } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -34,7 +34,6 @@ export function setupHeads(app) {
     [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.seed, 'cseed', 'The seed'],
     [ui.lr, 'lr', 'The learning rate']]);
   let corpusText = '';
-  let pastedText = '';
 
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
@@ -70,8 +69,7 @@ export function setupHeads(app) {
     return {
       dModel: s.cD, nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
       warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction, seed: s.cseed,
-      evalEvery: Math.max(1, Math.round(s.steps / SETTINGS.evalPoints)),
-      snapshotEvery: Math.max(1, Math.round(s.steps / SETTINGS.snapshots)),
+      evalEvery: stepsBetween(s.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.steps, SETTINGS.snapshots),
     };
   }
 
@@ -96,7 +94,7 @@ export function setupHeads(app) {
     if (settings.error) return showError(settings.error);
     let text;
     if (app.state.corpus === 'pasted') {
-      text = pastedText = ui.text.value;
+      text = ui.text.value;
       if (utf8Bytes(text) > constants().maxTextBytes) {
         return showError(`The text is ${(utf8Bytes(text) / 1048576).toFixed(1)} MiB; at most 8 MiB is supported. Use a shorter text.`);
       }
@@ -149,8 +147,7 @@ export function setupHeads(app) {
         for (const r of runs()) if (r.key !== 'upload') r.start();
       }
     }
-    if (type === 'failed') showError(`${run.label}: ${app.readable(e.error)}`);
-    if (type === 'error') showError(`${run.label}: ${app.readable(e.error)}`);
+    if (type === 'failed' || type === 'error') showError(`${run.label}: ${e.error}`);
     if (type === 'died') {
       ui.status.textContent = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
@@ -227,7 +224,7 @@ export function setupHeads(app) {
     const steps = run.settings.steps;
     if (run.status === 'diverged' && run.diverged) {
       const d = run.diverged;
-      const back = run.lastFull && run.lastFull.step < d.step ? run.lastFull.step : null;
+      const back = run.lastGood?.step ?? null;
       out.push(el('p', { class: 'alert', role: 'alert' },
         `The loss blew up at step ${d.step + 1}: ${Number.isFinite(d.loss) ? d.loss.toFixed(1) : 'not a number'}, above ` +
         `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, twice the loss of guessing uniformly). ` +
@@ -238,7 +235,7 @@ export function setupHeads(app) {
           `Go back to the snapshot at step ${back} and continue with learning rate ${lower}`);
         b.addEventListener('click', async () => {
           const r = await run.restoreLastGood({ lr: lower });
-          if (!r.ok) return showError(app.readable(r.error));
+          if (!r.ok) return showError(r.error);
           run.start();
         });
         out.push(b);
@@ -285,10 +282,7 @@ export function setupHeads(app) {
   }
 
   // ---------------------------------------------------------------- events
-  for (const inp of [ui.heads, ...form.inputs]) {
-    inp.addEventListener('change', read);
-    inp.addEventListener('input', read);
-  }
+  for (const inp of [ui.heads, ...form.inputs]) inp.addEventListener('input', read);
   for (const r of ui.corpus) r.addEventListener('change', read);
   ui.text.addEventListener('input', checkText);
   ui.start.addEventListener('click', startAll);
@@ -306,7 +300,5 @@ export function setupHeads(app) {
     show,
     /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
     vocabSize: () => runs().find((r) => r.facts)?.facts.vocabSize ?? null,
-    corpusText: () => corpusText,
-    parameterLedger,
   };
 }

@@ -4,7 +4,7 @@
 // attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
 // threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
-import { drawScheduler, Run, sideBySideHandler, statusWord } from '../runs.js';
+import { drawScheduler, Run, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
 import { INDUCTION_TASKS } from '../state.js';
@@ -62,8 +62,7 @@ export function setupInduction(app) {
     return {
       ...SETTINGS.model, context, task: 'induction', vocab: SETTINGS.vocab, segMin, segMax, batch,
       weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: Math.min(SETTINGS.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr,
-      seed: s.nseed, evalEvery: Math.max(1, Math.round(s.nsteps / SETTINGS.evalPoints)),
-      snapshotEvery: Math.max(1, Math.round(s.nsteps / 5)),
+      seed: s.nseed, evalEvery: stepsBetween(s.nsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.nsteps, 5),
     };
   }
 
@@ -82,7 +81,7 @@ export function setupInduction(app) {
   }
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
-  const onEvent = sideBySideHandler({ runs, showError, status: ui.status, readable: app.readable,
+  const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
     schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot', 'induction'] });
 
 

@@ -94,7 +94,7 @@ export function setupInside(app) {
     }
     busy = true;
     const text = app.state.itext;
-    const source = snapIndex < 0 ? 'live' : run.snapshots[snapIndex].bytes.slice();
+    const source = snapIndex < 0 ? 'live' : run.snapshots[snapIndex].bytes;  // postMessage copies it
     const ablate = [...ablated].map((k) => k.split(',').map(Number));
     const r = await run.request('inspect', { text, source, ablate, tie: ui.tie.checked, withLoss: !!withLoss });
     busy = false;
