@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint_state.hpp"
 #include "config.hpp"
-#include "model.hpp"
 
 namespace mha {
 
@@ -21,20 +21,6 @@ constexpr std::size_t kMaxCheckpointBytes = 256u << 20;  // a tiny model is < 10
 std::string config_to_json(const ModelConfig& c);
 // "" and fills c, or a sentence; the config is also validated
 std::string config_from_json(const std::string& json, ModelConfig& c);
-
-struct CheckpointOptimizer {
-    std::vector<float> m, v;           // (num_params) each, in the model's flat order
-    int step = 0;                      // steps taken
-    std::uint64_t data_rng_state = 0;  // the batch sampler's PRNG state
-};
-
-struct Checkpoint {
-    ModelConfig config;
-    std::vector<float> params;         // (num_params), flat, in parameter_table(config) order
-    std::string vocab;                 // tokenizer symbols, "" if none
-    bool has_optimizer = false;
-    CheckpointOptimizer optimizer;
-};
 
 // the file's bytes; optimizer may be null (weights only)
 std::vector<std::uint8_t> save_checkpoint(const ModelConfig& config, const float* params, const std::string& vocab,

@@ -84,7 +84,7 @@ CheckpointOptimizer Trainer::optimizer_state() const {
 }
 
 void Trainer::restore(const Checkpoint& c) {
-    MHA_CHECK(config_to_json(c.config) == config_to_json(model_.config()),
+    MHA_CHECK(same_model(c.config, model_.config()),
               "the checkpoint was saved from a different model configuration");
     MHA_CHECK(c.params.size() == model_.num_params(), "checkpoint size does not match the model");
     std::copy(c.params.begin(), c.params.end(), model_.params());

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "checkpoint_state.hpp"
 #include "dataset.hpp"
 #include "model.hpp"
 #include "optimizer.hpp"

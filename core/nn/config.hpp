@@ -65,6 +65,9 @@ struct ModelConfig {
     int head_dim() const { return d_model / n_heads; }
 };
 
+// the same model: every size equal (H_kv compared as kv_heads(), so 0 and H are the same), the same variant
+bool same_model(const ModelConfig& a, const ModelConfig& b);
+
 // "" when the config is usable, otherwise a sentence for the user ("D = 10 is not divisible by H = 4 ...").
 std::string validate(const ModelConfig& c);
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "json_mini.hpp"
+#include "model.hpp"
 #include "safetensors.hpp"
 
 namespace mha {

@@ -72,4 +72,10 @@ std::int64_t attention_param_count(int d_model) {
     return 4 * d * d + 4 * d;
 }
 
+bool same_model(const ModelConfig& a, const ModelConfig& b) {
+    return a.vocab_size == b.vocab_size && a.d_model == b.d_model && a.n_heads == b.n_heads &&
+           a.kv_heads() == b.kv_heads() && a.n_layers == b.n_layers && a.max_seq_len == b.max_seq_len &&
+           a.mlp == b.mlp && a.variant == b.variant;
+}
+
 }  // namespace mha
