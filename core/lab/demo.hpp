@@ -1,5 +1,5 @@
-// Computations behind the page's first two panels: which channels land in which head (Reshape), and a
-// randomly initialised attention layer run over a typed sentence (Attention heads).
+// Computations behind the page's reshape and attention panels: which channels land in which head (reshape), and a
+// randomly initialised attention layer run over a typed sentence (attention).
 #pragma once
 #include <cstdint>
 #include <string>

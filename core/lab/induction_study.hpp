@@ -6,9 +6,8 @@
 // The probes are sequences of the task itself (fill_shifted_batch): a segment of every length the model was trained
 // on, at a random offset, in random filler. Not only [BOS, r, r] with the longest segment: that probe fills the
 // short context from its first position, so the position alone says how far back the earlier copy is, and a 1-layer
-// model that has learned to look a fixed distance back scores as if it could copy (1-layer controls of the page's
-// short setting scored up to 0.47 there, 8 seeds, and 0.21 to 0.26 on the task's own sequences, 16 seeds; the
-// 2-layer models score alike on both).
+// model that has learned to look a fixed distance back scores as if it could copy, while the 2-layer models score
+// alike on both (the figures: docs/experiments.md, "Induction heads").
 #pragma once
 #include <cstdint>
 #include <vector>

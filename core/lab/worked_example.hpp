@@ -1,4 +1,4 @@
-// The page's worked example (panel 2): one multi-head attention layer on a tiny input, every intermediate kept
+// The page's worked example (the worked panel): one multi-head attention layer on a tiny input, every intermediate kept
 // so the page can draw each matrix with its numbers. The lesson's case is T=3, D=4, H=2 (hs=2):
 //   X = [[1,0,1,0],[0,1,0,1],[1,1,0,0]],  W_Q = W_K = W_V = W_O = I (head 1 reads channels 0-1, head 2 channels 2-3)
 // Weights here are in the lesson's "x W" layout, (in, out) = (D, D): Q = X W_Q, and head h's slice W_Q^h is

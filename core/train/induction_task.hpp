@@ -35,8 +35,9 @@ struct InductionTaskConfig {
 std::string validate_induction_task(int T, int V, int min_len, int max_len);
 
 // x (B,T), y (B,T), seg_len (B) the L of each sequence, seg_start (B) = 1 + P, the position of r_1. With the
-// segment always right after BOS (P = 0) a model can locate the earlier copy by position alone (we saw 2-layer
-// models do exactly that and never form induction heads); a random offset leaves only the content to match.
+// segment always right after BOS (P = 0) a model can locate the earlier copy by position alone (2-layer models
+// trained that way did exactly that and never formed induction heads: docs/experiments.md); a random offset leaves
+// only the content to match.
 // Throws mha::Error on arguments that validate_induction_task rejects (check them there first for a message).
 // Deterministic given rng.
 void fill_shifted_batch(Rng& rng, int B, int T, int V, int min_len, int max_len, int* x, int* y, int* seg_len,
