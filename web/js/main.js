@@ -1,6 +1,7 @@
-// Wiring: loads the core, reads the settings from the URL, binds the controls of panels 1 and 2, sets up the other
-// panels (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page
-// chrome, hide=… removes controls, and a framed page reports its height to the parent with postMessage.
+// Wiring: loads the core, reads the settings from the URL, binds the controls of the reshape and attention panels,
+// sets up the other panels (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1
+// drops the page chrome, hide=… removes controls, and a framed page reports its height to the parent with
+// postMessage.
 import { attentionDemo, attentionParams, headLayout, loadEngine, ORDERS } from './engine.js';
 import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
@@ -107,7 +108,7 @@ function render() {
   save();
 }
 
-// which panels are shown: all of them, or one (the sizes card goes with panels 1 and 2)
+// which panels are shown: all of them, or one (the sizes card goes with the reshape and attention panels)
 function showPanels() {
   const { panel } = state;
   for (const b of ui.panels) b.setAttribute('aria-pressed', String(b.dataset.panel === panel));

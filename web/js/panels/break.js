@@ -1,6 +1,6 @@
-// Panel 5, "Break it": the lesson's attention bugs (core/config.hpp, AttentionVariant), each trained beside the
-// canonical layer at the same budget in its own worker. Per variant: the core's causality check on the random and
-// the trained weights (with the leaking pairs on demand), the parameter difference, time per step, a sample, and
+// The break panel, "Break it": the lesson's attention bugs (core/config.hpp, AttentionVariant), each trained beside
+// the canonical layer at the same budget in its own worker. Per variant: the core's causality check on the random
+// and the trained weights (with the leaking pairs on demand), the parameter difference, time per step, a sample, and
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';

@@ -1,6 +1,6 @@
-// Panel 4, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the final
-// table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers come
-// from the core in the workers, the pictures from the views.
+// The heads panel, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the
+// final table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers
+// come from the core in the workers, the pictures from the views.
 import { constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { allReady, drawScheduler, Run, statusWord, stepsBetween } from '../runs.js';

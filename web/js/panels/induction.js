@@ -1,8 +1,8 @@
-// Panel 7, "Induction heads": a 2-layer attention-only model and a 1-layer control trained on the shifted
-// repeated-random-segment task (core/induction_task.hpp), each in its own worker. Live, from the core: per-head
-// previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy losses, and the
-// attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured against the
-// threshold, whatever it is. Wiring only.
+// The induction panel, "Induction heads": a 2-layer attention-only model and a 1-layer control trained on the
+// shifted repeated-random-segment task (core/induction_task.hpp), each in its own worker. Live, from the core:
+// per-head previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy
+// losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
+// against the threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
 import { drawScheduler, Run, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';

@@ -1,6 +1,7 @@
-// Panel 5, "Look inside": the layers × heads grid of one run's attention on a typed sentence, a large map of the
-// chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the snapshots.
-// Every request goes to the run's worker (its inspector session), so the page never computes attention itself.
+// The inside panel, "Look inside": the layers × heads grid of one run's attention on a typed sentence, a large map
+// of the chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the
+// snapshots. Every request goes to the run's worker (its inspector session), so the page never computes attention
+// itself.
 import { constants } from '../engine.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { download, el, showAlert } from '../views/dom.js';

@@ -1,5 +1,5 @@
-// Panel 6, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head count:
-// equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic with Llama-2-70B as the worked example.
+// The params panel, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head
+// count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic with Llama-2-70B as the worked example.
 import { kvArithmetic, parameterLedger } from '../engine.js';
 import { count, el, table } from '../views/dom.js';
 

@@ -1,4 +1,4 @@
-// Panel 3, "Worked example": the editable inputs (X and the four weights), and every step from the core.
+// The worked panel, "Worked example": the editable inputs (X and the four weights), and every step from the core.
 import { workedExample } from '../engine.js';
 import { MatrixView } from '../views/matrix_view.js';
 import { WorkedView } from '../views/worked_view.js';
