@@ -1,8 +1,8 @@
-// Panels 5 ("Break it") and 7 ("Induction heads") in headless Chromium, against the real built module and real
-// workers (scripts/build wasm):
+// The break ("Break it") and induction ("Induction heads") panels in headless Chromium, against the real built
+// module and real workers (scripts/build wasm):
 //   node --test --test-reporter=spec tests/browser/experiments.test.mjs
-// Short budgets keep the file around a minute on a 2-core machine; the panels' default runs take about a minute
-// each (README). Screenshots go to tests/browser/output/.
+// Short budgets, far below the panels' defaults, keep the file quick; it logs how long each training took (the
+// timings: docs/experiments.md). Screenshots go to tests/browser/output/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

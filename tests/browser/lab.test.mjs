@@ -1,6 +1,7 @@
-// The lab's panels 3-6 in headless Chromium, against the real built module and real workers (scripts/build wasm):
+// The heads and inside panels, exports, bad input, the URL and embedding in headless Chromium, against the real
+// built module and real workers (scripts/build wasm):
 //   node --test --test-reporter=spec tests/browser/lab.test.mjs
-// Small step counts keep the whole file well under two minutes on a 2-core machine. Screenshots go to
+// Small step counts keep the whole file quick (the timings: docs/experiments.md). Screenshots go to
 // tests/browser/output/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../sc
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-// a quick comparison: three runs of a small model, a few seconds in all
+// a quick comparison: three runs of a small model
 const QUICK = 'panel=heads&steps=24&batch=4&context=32&layers=2';
 
 let server, base, host, hostBase, browser, context, page;
