@@ -7,13 +7,17 @@
 namespace mha {
 
 std::string validate(const TrainConfig& t, const ModelConfig& m) {
-    if (t.batch < 1 || t.batch > 512) return "batch size must be 1 to 512.";
+    if (t.batch < 1 || t.batch > TrainLimits::max_batch)
+        return "batch size must be 1 to " + std::to_string(TrainLimits::max_batch) + ".";
     if (t.seq_len < 2 || t.seq_len > m.max_seq_len)
         return "context length " + std::to_string(t.seq_len) + " must be 2 to the model's " +
                std::to_string(m.max_seq_len) + ".";
-    if (t.steps < 1 || t.steps > 1000000) return "steps must be 1 to 1000000.";
+    if (t.steps < 1 || t.steps > TrainLimits::max_steps)
+        return "steps must be 1 to " + std::to_string(TrainLimits::max_steps) + ".";
     if (t.warmup < 0 || t.warmup > t.steps) return "warm-up must be 0 to the number of steps.";
-    if (!(t.lr > 0 && t.lr <= 10)) return "learning rate must be above 0 and at most 10.";
+    if (!(t.lr > 0 && t.lr <= TrainLimits::max_lr))
+        return "learning rate must be above 0 and at most 10.";
+    static_assert(TrainLimits::max_lr == 10, "the sentence above states the limit");
     if (!(t.min_lr >= 0 && t.min_lr <= t.lr)) return "minimum learning rate must be 0 to the peak learning rate.";
     if (!(t.clip >= 0 && std::isfinite(t.clip))) return "gradient clip must be 0 (off) or positive.";
     const AdamWConfig& a = t.adamw;
@@ -58,6 +62,13 @@ StepResult Trainer::step() {
                      s.decay ? c.weight_decay : 0.0, step_ + 1);
     ++step_;
     return r;
+}
+
+void Trainer::set_schedule(const TrainConfig& train) {
+    throw_if_invalid(validate(train, model_.config()));
+    MHA_CHECK(train.batch == train_.batch && train.seq_len == train_.seq_len && train.seed == train_.seed,
+              "a new schedule keeps the batch size, the context and the seed");
+    train_ = train;
 }
 
 double Trainer::evaluate(const EvalBatches& eval) { return evaluate_loss(model_, eval); }

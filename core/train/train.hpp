@@ -26,6 +26,13 @@ struct TrainConfig {
     std::uint64_t seed = 1;  // weights (seed) and batches (seed + 1)
 };
 
+// Schedules the page and the trainer accept.
+struct TrainLimits {
+    static constexpr int max_batch = 512;
+    static constexpr int max_steps = 1000000;
+    static constexpr double max_lr = 10;
+};
+
 // "" or a sentence about what is wrong with the training settings for this model
 std::string validate(const TrainConfig& t, const ModelConfig& m);
 
@@ -57,6 +64,9 @@ public:
     Trainer(const ModelConfig& model, const TrainConfig& train, BatchSampler sampler);
 
     StepResult step();
+    // a new schedule for the steps still to come (steps, warm-up, learning rates, clip, weight decay), keeping the
+    // weights, the AdamW moments and the data PRNG; batch, context and seed fix the data and stay (throws mha::Error)
+    void set_schedule(const TrainConfig& train);
     // mean loss over fixed evaluation batches (no update), so curves of different runs compare: evaluate_loss
     double evaluate(const EvalBatches& eval);
 

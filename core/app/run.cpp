@@ -1,0 +1,262 @@
+#include "run.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "checkpoint.hpp"
+#include "error.hpp"
+
+namespace mha {
+
+const char* task_name(Task t) { return t == Task::induction ? "induction" : "char"; }
+
+bool parse_task(const std::string& name, Task& out) {
+    if (name == "char") out = Task::text;
+    else if (name == "induction") out = Task::induction;
+    else return false;
+    return true;
+}
+
+// ---------------------------------------------------------------- validation
+namespace {
+
+// "" or the sentence for a text that is empty or too large to train on
+std::string text_error(const std::string& text) {
+    if (text.size() > DataLimits::max_text_bytes) {
+        Dataset unused;  // make_text_dataset words the size message
+        return make_text_dataset(text, CharTokenizer(), 1, unused);
+    }
+    if (text.empty()) return "The text is empty: paste or load some text to train on.";
+    return "";
+}
+
+std::string task_error(const RunSpec& spec, int T) {
+    const InductionTaskConfig& k = spec.induction;
+    std::string err = validate_induction_task(T, k.vocab, k.seg_min, k.seg_max);
+    if (err.empty() && k.seg_max < 2) err = "the repeated segment must be at least 2 tokens long to measure induction.";
+    return err;
+}
+
+std::string eval_batches_error(int n) {
+    if (n >= 1 && n <= RunLimits::max_eval_batches) return "";
+    return "evaluation batches must be 1 to " + std::to_string(RunLimits::max_eval_batches) + ".";
+}
+
+// the model and schedule of spec once its vocabulary is known; "" or a sentence
+std::string config_error(const ModelConfig& m, TrainConfig& t) {
+    std::string err = validate(m);
+    if (!err.empty()) return err;
+    t.seq_len = m.max_seq_len;
+    return validate(t, m);
+}
+
+}  // namespace
+
+std::string validate(const RunSpec& spec) {
+    if (spec.task == Task::text) {
+        const std::string err = text_error(spec.text);
+        if (!err.empty()) return err;
+    }
+    // with a checkpoint the model comes from the file: make_run checks it there
+    return spec.checkpoint.empty() ? validate_setup(spec) : eval_batches_error(spec.eval_batches);
+}
+
+std::string validate_setup(const RunSpec& spec) {
+    if (std::string err = eval_batches_error(spec.eval_batches); !err.empty()) return err;
+    ModelConfig m = spec.model;
+    // the text's vocabulary is known only once tokenized (make_run); any V within the limits checks the rest
+    m.vocab_size = spec.task == Task::induction ? spec.induction.vocab : 2;
+    TrainConfig t = spec.train;
+    std::string err = config_error(m, t);
+    if (err.empty() && spec.task == Task::induction) err = task_error(spec, m.max_seq_len);
+    return err;
+}
+
+// ---------------------------------------------------------------- building a run
+// the training batches of the run's task: windows of the text, or the shifted repeated-segment task (its
+// per-sequence segment lengths and starts go to buffers that grow once to the batch size)
+BatchSampler Run::sampler() {
+    if (spec_.task == Task::induction)
+        return [this](Rng& rng, int B, int T, int* x, int* y) {
+            const InductionTaskConfig& k = spec_.induction;
+            seg_len_.resize(B), seg_start_.resize(B);
+            fill_shifted_batch(rng, B, T, k.vocab, k.seg_min, k.seg_max, x, y, seg_len_.data(), seg_start_.data());
+        };
+    return [this](Rng& rng, int B, int T, int* x, int* y) { data_.sample_batch(rng, B, T, x, y); };
+}
+
+std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
+    out.reset();
+    std::string err = validate(spec);
+    if (!err.empty()) return err;
+    std::unique_ptr<Run> run(new Run());
+    Run& r = *run;
+    r.spec_ = spec;
+    r.spec_.checkpoint.clear();
+    ModelConfig& m = r.spec_.model;
+    TrainConfig& t = r.spec_.train;
+
+    Checkpoint c;
+    const bool from_file = !spec.checkpoint.empty();
+    if (from_file) {
+        err = load_checkpoint(spec.checkpoint.data(), spec.checkpoint.size(), c);
+        if (!err.empty()) return err;
+        m = c.config;
+    }
+    // the vocabulary: the text's characters (or the checkpoint's symbols), or the task's V
+    if (spec.task == Task::text) {
+        err = from_file && !c.vocab.empty() ? CharTokenizer::from_string(c.vocab, r.tok_)
+                                            : CharTokenizer::from_text(spec.text, r.tok_);
+        if (!err.empty()) return from_file ? "the checkpoint's vocabulary: " + err : err;
+        if (from_file && r.tok_.vocab_size() != m.vocab_size)
+            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) + " symbols, but " +
+                   (c.vocab.empty() ? "the text has " : "its vocabulary lists ") + std::to_string(r.tok_.vocab_size()) +
+                   ".";
+        m.vocab_size = r.tok_.vocab_size();
+    } else {
+        if (from_file && m.vocab_size != spec.induction.vocab)
+            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) +
+                   " symbols, but the task has " + std::to_string(spec.induction.vocab) + ".";
+        m.vocab_size = spec.induction.vocab;
+    }
+    err = config_error(m, t);
+    if (err.empty() && spec.task == Task::induction) err = task_error(r.spec_, m.max_seq_len);
+    if (!err.empty()) return err;
+    if (from_file && c.has_optimizer && c.optimizer.step > t.steps)
+        return "the checkpoint has already trained " + std::to_string(c.optimizer.step) + " steps, more than the " +
+               std::to_string(t.steps) + " of this schedule: raise the number of steps.";
+
+    // the data, the fixed validation batches and the baseline
+    const std::uint64_t eval = eval_seed(t.seed);
+    if (spec.task == Task::text) {
+        err = make_text_dataset(spec.text, r.tok_, m.max_seq_len, r.data_, DataLimits::default_val_fraction, &r.unknown_);
+        if (!err.empty()) return err;
+        r.baseline_ = unigram_baseline_loss(r.data_.train, r.data_.val, r.tok_.vocab_size());
+        r.eval_ = r.data_.eval_batches(spec.eval_batches, t.batch, m.max_seq_len, eval);
+    } else {
+        r.baseline_ = std::log(double(m.vocab_size - 1));  // a uniform guess over the symbols that follow BOS
+        r.eval_ = sample_eval_batches(r.sampler(), spec.eval_batches, t.batch, m.max_seq_len, eval);
+    }
+    r.trainer_ = std::make_unique<Trainer>(m, t, r.sampler());
+    if (from_file) r.trainer_->restore(c);
+    out = std::move(run);
+    return "";
+}
+
+// ---------------------------------------------------------------- training
+TrainChunk Run::train(int n) {
+    MHA_CHECK(n >= 1 && n <= RunLimits::max_chunk,
+              "the number of steps to train must be 1 to " + std::to_string(RunLimits::max_chunk));
+    TrainChunk chunk;
+    const int left = trainer_->train_config().steps - trainer_->steps_done();
+    for (int i = 0; i < std::min(n, left); ++i) {
+        chunk.steps.push_back(trainer_->step());
+        if (diverged(chunk.steps.back())) {
+            chunk.diverged = i;
+            break;
+        }
+    }
+    chunk.steps_done = steps_done();
+    return chunk;
+}
+
+double Run::evaluate() { return trainer_->evaluate(eval_); }
+
+double Run::divergence_limit() const { return kDivergenceFactor * std::log(double(model().config().vocab_size)); }
+
+bool Run::diverged(const StepResult& r) const {
+    return r.skipped || !std::isfinite(r.loss) || r.loss > divergence_limit();
+}
+
+std::string Run::set_schedule(const TrainConfig& train) {
+    const TrainConfig& now = trainer_->train_config();
+    TrainConfig t = train;
+    t.seq_len = now.seq_len;
+    std::string err = validate(t, model().config());
+    if (!err.empty()) return err;
+    if (steps_done() > t.steps)
+        return "the run has already taken " + std::to_string(steps_done()) + " steps, more than " +
+               std::to_string(t.steps) + ".";
+    if (t.batch != now.batch || t.seed != now.seed)
+        return "the batch size and the seed of a run cannot change (they fix its data and evaluation batches).";
+    trainer_->set_schedule(t);
+    spec_.train = t;
+    return "";
+}
+
+// ---------------------------------------------------------------- probes that need the run's data
+CausalityReport Run::causality() {
+    // the first validation sequence: real data for a text run, a repeated segment for an induction run
+    const std::vector<int> idx(eval_.x.begin(), eval_.x.begin() + eval_.T);
+    return check_causality(model(), idx);
+}
+
+std::string Run::evaluate_as(AttentionVariant variant, double& loss) {
+    return mha::evaluate_as(model(), variant, eval_, loss);
+}
+
+InductionMeasurement Run::measure_induction() {
+    MHA_CHECK(spec_.task == Task::induction, "this run is not on the induction task");
+    return mha::measure_induction(model(), spec_.induction, model().config().max_seq_len, kInductionProbes, kProbeSeed);
+}
+
+AttentionMaps Run::probe_attention() {
+    MHA_CHECK(spec_.task == Task::induction, "this run is not on the induction task");
+    return induction_probe_maps(model(), spec_.induction.seg_max);
+}
+
+std::string Run::sample(const std::string& prompt, int n, double temperature, std::uint64_t seed) {
+    if (n < 1 || n > RunLimits::max_sample_chars || spec_.task != Task::text) return "";
+    std::vector<int> ids = tok_.encode(prompt);
+    if (ids.empty()) {
+        const int nl = tok_.id_of(U'\n');
+        ids.push_back(nl != CharTokenizer::unknown_id ? nl : std::min(1, tok_.vocab_size() - 1));
+    }
+    Rng coin(seed);
+    return tok_.decode(sample_tokens(model(), ids, n, std::max(0.0, std::min(temperature, 5.0)), coin));
+}
+
+std::string Run::end_sample() {
+    return sample("\n", EndSample::chars, EndSample::temperature, EndSample::seed(spec_.train.seed));
+}
+
+// ---------------------------------------------------------------- snapshots
+std::vector<std::uint8_t> Run::snapshot(bool with_optimizer) const {
+    if (!with_optimizer) return save_checkpoint(model().config(), model().params(), tok_.to_string(), nullptr);
+    const CheckpointOptimizer opt = trainer_->optimizer_state();
+    return save_checkpoint(model().config(), model().params(), tok_.to_string(), &opt);
+}
+
+std::string Run::restore(const std::uint8_t* data, std::size_t size) {
+    Checkpoint c;
+    std::string err = load_checkpoint(data, size, c);
+    if (!err.empty()) return err;
+    if (!same_model(c.config, model().config()))
+        return "this checkpoint is of another model (" + config_to_json(c.config) + "), not of this run's (" +
+               config_to_json(model().config()) + ").";
+    if (!c.vocab.empty() && c.vocab != tok_.to_string()) return "this checkpoint has another vocabulary than this run.";
+    if (c.has_optimizer && c.optimizer.step > trainer_->train_config().steps)
+        return "this checkpoint is at step " + std::to_string(c.optimizer.step) + ", beyond this run's " +
+               std::to_string(trainer_->train_config().steps) + " steps.";
+    trainer_->restore(c);
+    return "";
+}
+
+// ---------------------------------------------------------------- facts
+RunFacts Run::facts() const {
+    RunFacts f;
+    f.model = model().config();
+    f.train = trainer_->train_config();
+    f.task = spec_.task;
+    f.induction = spec_.induction;
+    f.steps_done = steps_done();
+    f.params = model().num_params();
+    f.train_tokens = data_.train.size();
+    f.val_tokens = data_.val.size();
+    f.unknown_chars = unknown_;
+    f.baseline_loss = baseline_;
+    f.divergence_limit = divergence_limit();
+    return f;
+}
+
+}  // namespace mha

@@ -1,0 +1,166 @@
+// A training run, the one way the page's workers, mha-train and the tests build one (llama2.c's main builds
+// transformer, tokenizer and sampler once; so do we):
+//
+//   RunSpec spec;                       // model, schedule, task and its settings, seeds
+//   spec.task = Task::text, spec.text = corpus;
+//   std::unique_ptr<Run> run;
+//   std::string err = make_run(spec, run);          // "" or the sentence the page shows
+//   TrainChunk c = run->train(10);                  // up to 10 steps; stops at a blown-up step
+//   double val = run->evaluate();                   // mean loss on the run's fixed validation batches
+//
+// A Run owns the model, the Trainer (AdamW state, data PRNG), the data (the text's tokens, or the induction task's
+// sampler), the fixed validation batches and the probes that need them. Looking inside a model needs none of the
+// data: see Inspector (inspector.hpp). A Run is neither copied nor moved: its batch sampler points into it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "causality.hpp"
+#include "dataset.hpp"
+#include "induction_study.hpp"
+#include "induction_task.hpp"
+#include "probes.hpp"
+#include "tokenizer.hpp"
+#include "train.hpp"
+
+namespace mha {
+
+// ---------------------------------------------------------------- what a run is made of
+enum class Task { text, induction };
+const char* task_name(Task t);  // "char", "induction" (the names of the page's settings and mha-train's --task)
+bool parse_task(const std::string& name, Task& out);
+
+struct RunSpec {
+    ModelConfig model;              // vocab_size comes from the text, the task or the checkpoint
+    TrainConfig train;              // seq_len is set to model.max_seq_len
+    Task task = Task::text;
+    std::string text;               // text task: UTF-8 training text (the last 10% is held out)
+    InductionTaskConfig induction;  // induction task: V, segment lengths
+    int eval_batches = 4;           // fixed validation batches per evaluation (B,T each), 1..RunLimits::max_eval_batches
+    // start from this .safetensors file (weights; AdamW state and progress when it has them): the model config and
+    // the vocabulary come from the file, spec.model is ignored; empty = fresh weights from train.seed
+    std::vector<std::uint8_t> checkpoint;
+};
+
+// Limits of a run besides the model's (config.hpp Limits), the schedule's (train.hpp TrainLimits) and the text's
+// (dataset.hpp DataLimits).
+struct RunLimits {
+    static constexpr int max_chunk = 10000;                 // steps of one train() call
+    static constexpr int max_eval_batches = 64;
+    static constexpr std::uint64_t max_seed = 4294967295u;  // 2^32 - 1: a seed survives a JS number and the URL
+    static constexpr int max_sample_chars = 2000;
+};
+
+// A run has blown up when a step's loss is not finite (the Trainer then skips the update) or above this many times
+// ln V, the loss of guessing uniformly. AdamW's normalised steps and the log-sum-exp loss keep the loss finite even
+// at the largest learning rate accepted (10: the loss climbs past 1000 instead), so both are watched.
+constexpr double kDivergenceFactor = 2.0;
+
+// the sample a run shows when it ends: after a newline, this many characters at this temperature, from seed + 2
+struct EndSample {
+    static constexpr int chars = 160;
+    static constexpr double temperature = 0.8;
+    static std::uint64_t seed(std::uint64_t train_seed) { return train_seed + 2; }
+};
+
+// "" when the model, the schedule and the task of spec go together (D divisible by H, the segment fitting T, ...),
+// else the sentence; without the text and the checkpoint, so a form can be checked before there is any
+std::string validate_setup(const RunSpec& spec);
+// validate_setup and the text's size (and for a checkpoint only the text: the model comes from the file); make_run
+// says the same
+std::string validate(const RunSpec& spec);
+
+class Run;
+// "" and out set, or the sentence for the user and out empty
+std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+
+// ---------------------------------------------------------------- what a run reports
+// what the page shows about a run once it is set up
+struct RunFacts {
+    ModelConfig model;
+    TrainConfig train;
+    Task task = Task::text;
+    InductionTaskConfig induction;  // induction task only
+    int steps_done = 0;
+    std::size_t params = 0;
+    std::size_t train_tokens = 0, val_tokens = 0;  // text task
+    int unknown_chars = 0;                          // characters of the text outside the checkpoint's vocabulary
+    double baseline_loss = 0;   // unigram loss of the text, or ln(V-1) for the induction task: what context-free guessing reaches
+    double divergence_limit = 0;  // kDivergenceFactor · ln V
+};
+
+// the steps of one train() call
+struct TrainChunk {
+    std::vector<StepResult> steps;
+    int diverged = -1;     // index into steps of the blown-up step (the last one taken), or -1
+    int steps_done = 0;    // after the chunk
+};
+
+class Run {
+public:
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+
+    // ---------------------------------------------------------------- training
+    // up to n steps (1..RunLimits::max_chunk), ending early at the end of the schedule or at the first step that
+    // blew up (diverged); throws mha::Error for n out of range
+    TrainChunk train(int n);
+    // mean loss over the fixed validation batches
+    double evaluate();
+    // a new schedule (lr, min_lr, steps, warmup; e.g. a lower rate after a blow-up), keeping weights, AdamW state and
+    // progress; batch and seed fix the data and cannot change. "" or a sentence.
+    std::string set_schedule(const TrainConfig& train);
+    // the loss above which a step counts as blown up: kDivergenceFactor · ln V
+    double divergence_limit() const;
+    // r.skipped (non-finite loss or gradient), or a loss above divergence_limit()
+    bool diverged(const StepResult& r) const;
+    bool finished() const { return steps_done() >= trainer_->train_config().steps; }
+
+    // ---------------------------------------------------------------- probes that need the run's data
+    // does any output depend on a later input? On the first validation sequence (T+1 forward passes)
+    CausalityReport causality();
+    // this run's weights read by another variant's model, on the validation batches; "" or a sentence
+    std::string evaluate_as(AttentionVariant variant, double& loss);
+    // induction task only (throws otherwise): per-head scores and copy losses on kInductionProbes task sequences
+    InductionMeasurement measure_induction();
+    // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
+    AttentionMaps probe_attention();
+    // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed
+    std::string sample(const std::string& prompt, int n, double temperature, std::uint64_t seed);
+    // the sample shown when the run ends (EndSample)
+    std::string end_sample();
+
+    // ---------------------------------------------------------------- snapshots
+    // a safetensors checkpoint of the weights, with the AdamW state and progress when with_optimizer
+    std::vector<std::uint8_t> snapshot(bool with_optimizer) const;
+    // back to a snapshot of this same model (config and vocabulary must match). "" or a sentence.
+    std::string restore(const std::uint8_t* data, std::size_t size);
+
+    // ---------------------------------------------------------------- facts
+    RunFacts facts() const;
+    int steps_done() const { return trainer_->steps_done(); }
+    Task task() const { return spec_.task; }
+    const CharTokenizer& tokenizer() const { return tok_; }
+    const EvalBatches& eval_batches() const { return eval_; }
+    const Gpt<float>& model() const { return trainer_->model(); }
+    Gpt<float>& model() { return trainer_->model(); }
+    const Trainer& trainer() const { return *trainer_; }
+
+private:
+    friend std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+    Run() = default;
+    BatchSampler sampler();
+
+    RunSpec spec_;             // as built: model.vocab_size and train.seq_len filled in, checkpoint bytes dropped
+    CharTokenizer tok_;        // text task: the text's (or the checkpoint's) symbols
+    Dataset data_;             // text task
+    std::vector<int> seg_len_, seg_start_;  // (B) scratch of the induction sampler
+    EvalBatches eval_;
+    std::unique_ptr<Trainer> trainer_;
+    int unknown_ = 0;
+    double baseline_ = 0;
+};
+
+}  // namespace mha

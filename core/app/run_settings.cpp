@@ -1,0 +1,102 @@
+#include "run_settings.hpp"
+
+#include <cmath>
+
+#include "config.hpp"
+
+namespace mha {
+
+namespace {
+
+std::string number_text(double v) {
+    if (std::isnan(v)) return "missing";
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);  // 2.500000 -> 2.5, 3.000000 -> 3.
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+}
+
+// "" and out = v, or "<name> must be a whole number from lo to hi." (also for NaN: a missing field)
+std::string whole(double v, const char* name, double lo, double hi, double& out) {
+    if (!(v == std::floor(v) && v >= lo && v <= hi))
+        return std::string(name) + " must be a whole number from " + number_text(lo) + " to " + number_text(hi) +
+               " (not " + number_text(v) + ").";
+    out = v;
+    return "";
+}
+
+template <class I>
+std::string whole_int(double v, const char* name, double lo, double hi, I& out) {
+    double d = 0;
+    std::string err = whole(v, name, lo, hi, d);
+    if (err.empty()) out = static_cast<I>(d);
+    return err;
+}
+
+std::string finite(double v, const char* name, double& out) {
+    if (!std::isfinite(v)) return std::string(name) + " must be a number.";
+    out = v;
+    return "";
+}
+
+}  // namespace
+
+std::string to_train_config(const RunSettings& s, TrainConfig& t) {
+    TrainConfig r;
+    std::string err;
+    if (err.empty()) err = whole_int(s.batch, "The batch size", 1, TrainLimits::max_batch, r.batch);
+    if (err.empty()) err = whole_int(s.steps, "Steps", 1, TrainLimits::max_steps, r.steps);
+    if (err.empty()) err = whole_int(s.warmup, "Warm-up", 0, TrainLimits::max_steps, r.warmup);
+    if (err.empty()) err = finite(s.lr, "The learning rate", r.lr);
+    if (err.empty()) err = finite(s.min_lr, "The final learning rate", r.min_lr);
+    if (err.empty()) err = finite(s.clip, "The gradient clip", r.clip);
+    if (err.empty()) err = finite(s.weight_decay, "The weight decay", r.adamw.weight_decay);
+    if (err.empty()) err = whole_int(s.seed, "The seed", 0, double(RunLimits::max_seed), r.seed);
+    if (err.empty()) t = r;
+    return err;
+}
+
+std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
+    ModelConfig m;
+    InductionTaskConfig k;
+    Task task = Task::text;
+    int eval_batches = 0;
+    std::string err;
+    if (err.empty()) err = whole_int(s.d_model, "D", 1, Limits::max_d_model, m.d_model);
+    if (err.empty()) err = whole_int(s.n_heads, "H", 1, Limits::max_heads, m.n_heads);
+    if (err.empty()) err = whole_int(s.n_kv_heads, "H_kv", 0, Limits::max_heads, m.n_kv_heads);
+    if (err.empty()) err = whole_int(s.n_layers, "The number of layers", 1, Limits::max_layers, m.n_layers);
+    if (err.empty()) err = whole_int(s.context, "The context T", 2, Limits::max_seq_len, m.max_seq_len);
+    m.mlp = s.mlp;
+    if (err.empty() && !parse_variant(s.variant, m.variant)) err = "'" + s.variant + "' is not an attention variant.";
+    if (err.empty() && !parse_task(s.task, task)) err = "the task must be 'char' or 'induction', not '" + s.task + "'.";
+    if (err.empty() && task == Task::induction) {
+        err = whole_int(s.vocab, "V", 2, Limits::max_vocab, k.vocab);
+        if (err.empty()) err = whole_int(s.seg_min, "The shortest segment", 1, Limits::max_seq_len, k.seg_min);
+        if (err.empty()) err = whole_int(s.seg_max, "The longest segment", 1, Limits::max_seq_len, k.seg_max);
+    }
+    if (err.empty()) err = whole_int(s.eval_batches, "Evaluation batches", 1, RunLimits::max_eval_batches, eval_batches);
+    TrainConfig t;
+    if (err.empty()) err = to_train_config(s, t);
+    if (!err.empty()) return err;
+    spec.model = m;
+    spec.train = t;
+    spec.task = task;
+    spec.induction = k;
+    spec.eval_batches = eval_batches;
+    return "";
+}
+
+RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uint64_t seed) {
+    RunSpec spec;
+    spec.task = Task::induction;
+    spec.induction = InductionTaskConfig{kInductionVocab, setting.seg_min, setting.seg_max};
+    spec.model.d_model = 64, spec.model.n_heads = 4, spec.model.n_layers = layers;
+    spec.model.max_seq_len = setting.context, spec.model.mlp = false;
+    TrainConfig& t = spec.train;
+    t.batch = setting.batch, t.steps = setting.steps, t.warmup = kInductionWarmup;
+    t.lr = kInductionLr, t.min_lr = kInductionLr, t.adamw.weight_decay = 0, t.seed = seed;
+    return spec;
+}
+
+}  // namespace mha

@@ -1,0 +1,57 @@
+// Settings as they arrive from outside, the page's forms and URL (through the bindings) and mha-train's flags:
+// every number a double, so that "H = 2.5" or a missing field reaches the core and gets its sentence here,
+// instead of being truncated on the way in. One rule for both: to_run_spec.
+//
+//   RunSettings s;                    // the defaults below are the page's "heads" panel
+//   s.n_heads = 3;
+//   RunSpec spec;
+//   std::string err = to_run_spec(s, spec);   // "": each setting is a number in its range
+//   err = validate_setup(spec);               // "D = 64 is not divisible by H = 3: ..."
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "run.hpp"
+
+namespace mha {
+
+struct RunSettings {
+    // the model
+    double d_model = 64, n_heads = 4, n_kv_heads = 0, n_layers = 2, context = 64;
+    bool mlp = true;
+    std::string variant = "canonical";
+    // the task: "char" (the text) or "induction" (vocab, seg_min, seg_max)
+    std::string task = "char";
+    double vocab = 64, seg_min = 3, seg_max = 7;
+    // the schedule
+    double batch = 16, steps = 300, warmup = 30, lr = 3e-3, min_lr = 3e-4, clip = 1, weight_decay = 0.1, seed = 1;
+    double eval_batches = 4;
+};
+
+// "" and spec's model, train, task, induction and eval_batches set (text and checkpoint untouched), or the sentence
+// naming the setting in the page's terms ("H must be a whole number from 1 to 64 (not 2.5)."). How the settings go
+// together (D divisible by H, the segment fitting T, the text's size) is validate_setup's and make_run's to say.
+std::string to_run_spec(const RunSettings& s, RunSpec& spec);
+
+// the schedule alone (batch, steps, warmup, lr, min_lr, clip, weight_decay, seed): "" and t, or the sentence
+std::string to_train_config(const RunSettings& s, TrainConfig& t);
+
+// The induction lab's settings of its task (the page's ntask), each with the budget it needs (measured: see
+// docs/experiments.md). Both train a 2-layer attention-only model (and a 1-layer control) with D = 64, H = 4,
+// V = 64, constant learning rate 2e-3 after 100 warm-up steps, no weight decay.
+struct InductionSetting {
+    const char* name;
+    int context, seg_min, seg_max, batch, steps;
+};
+constexpr InductionSetting kInductionSettings[] = {
+    {"short", 16, 3, 7, 64, 3000},
+    {"long", 32, 4, 10, 32, 16000},
+};
+constexpr double kInductionLr = 2e-3;
+constexpr int kInductionWarmup = 100;
+constexpr int kInductionVocab = 64;
+
+// the induction lab's run: setting, layers (2, or 1 for the control), seed
+RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uint64_t seed);
+
+}  // namespace mha
