@@ -4,29 +4,29 @@
 //   mha-train --task induction --layers 2 --no-mlp --steps 400
 //   mha-train --load model.safetensors --sample 200
 // `mha-train --help` lists every flag. Errors are one sentence on stderr and exit code 2.
+//
+// The flags become RunSettings, the page's settings, and to_run_spec turns them into a RunSpec with the page's rule
+// and wording; make_run builds the run (model, trainer, data, evaluation batches, probes) as it does for the page.
+// What is left here is reading files, the loop that prints, and writing the results.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "causality.hpp"
 #include "checkpoint.hpp"
-#include "dataset.hpp"
 #include "error.hpp"
-#include "induction_study.hpp"
-#include "induction_task.hpp"
 #include "json_mini.hpp"
 #include "kernels.hpp"
+#include "run.hpp"
+#include "run_settings.hpp"
 #include "safetensors.hpp"
-#include "tokenizer.hpp"
-#include "train.hpp"
 
 #ifndef MHA_DEFAULT_CORPUS
 #define MHA_DEFAULT_CORPUS "public/data/corpus.txt"
@@ -110,13 +110,7 @@ std::string parse_flags(int argc, char** argv, Options& o) {
     return "";
 }
 
-int int_flag(const Options& o, const std::string& k) {
-    char* end = nullptr;
-    const long v = std::strtol(o[k].c_str(), &end, 10);
-    if (o[k].empty() || *end || v < -1000000000L || v > 1000000000L) die("--" + k + " must be a whole number, not '" + o[k] + "'");
-    return static_cast<int>(v);
-}
-
+// every number as a double: whether it must be whole, and in which range, is the core's rule (to_run_spec)
 double num_flag(const Options& o, const std::string& k) {
     char* end = nullptr;
     const double v = std::strtod(o[k].c_str(), &end);
@@ -124,11 +118,55 @@ double num_flag(const Options& o, const std::string& k) {
     return v;
 }
 
-std::string read_text(const std::string& path) {
-    std::vector<std::uint8_t> bytes;
-    const std::string err = st::read_file(path, bytes, DataLimits::max_text_bytes);
+// the flags that are mha-train's own (not settings of the run): a count
+int count_flag(const Options& o, const std::string& k) {
+    const double v = num_flag(o, k);
+    if (v != std::floor(v) || std::fabs(v) > 1e9) die("--" + k + " must be a whole number, not '" + o[k] + "'");
+    return static_cast<int>(v);
+}
+
+
+// ---------------------------------------------------------------- flags -> RunSpec
+// The flags as the page's settings. With --load the model is the file's: its sizes replace the model flags (which
+// would otherwise be validated although unused), and the induction task takes its V and T from it.
+RunSettings settings_from_flags(const Options& o, const Checkpoint* loaded) {
+    RunSettings s;
+    s.d_model = num_flag(o, "d-model"), s.n_heads = num_flag(o, "heads"), s.n_kv_heads = num_flag(o, "kv-heads");
+    s.n_layers = num_flag(o, "layers"), s.context = num_flag(o, "context"), s.mlp = !o.on("no-mlp");
+    s.variant = o["variant"];
+    s.task = o["task"];
+    s.vocab = num_flag(o, "vocab"), s.seg_min = num_flag(o, "seg-min"), s.seg_max = num_flag(o, "seg-max");
+    s.batch = num_flag(o, "batch"), s.steps = num_flag(o, "steps"), s.warmup = num_flag(o, "warmup");
+    s.lr = num_flag(o, "lr"), s.min_lr = num_flag(o, "min-lr"), s.clip = num_flag(o, "clip");
+    s.weight_decay = num_flag(o, "weight-decay"), s.seed = num_flag(o, "seed");
+    s.eval_batches = num_flag(o, "eval-batches");
+    if (loaded) {
+        const ModelConfig& c = loaded->config;
+        s.d_model = c.d_model, s.n_heads = c.n_heads, s.n_kv_heads = c.n_kv_heads, s.n_layers = c.n_layers;
+        s.context = c.max_seq_len, s.mlp = c.mlp, s.variant = variant_name(c.variant), s.vocab = c.vocab_size;
+    }
+    // --seg-max 0: the longest segment that fits, (T-1)/2 (a T that is not a whole number gets its sentence below)
+    if (s.seg_max == 0 && s.context >= 1 && s.context == std::floor(s.context)) s.seg_max = std::floor((s.context - 1) / 2);
+    return s;
+}
+
+RunSpec spec_from_flags(const Options& o) {
+    RunSpec spec;
+    Checkpoint loaded;
+    if (o.on("load")) {
+        std::string err = st::read_file(o["load"], spec.checkpoint, kMaxCheckpointBytes);
+        if (err.empty()) err = load_checkpoint(spec.checkpoint.data(), spec.checkpoint.size(), loaded);
+        if (!err.empty()) die(o["load"] + ": " + err);
+    }
+    const std::string err = to_run_spec(settings_from_flags(o, o.on("load") ? &loaded : nullptr), spec);
     if (!err.empty()) die(err);
-    return std::string(bytes.begin(), bytes.end());
+    if (spec.task == Task::text) {
+        std::vector<std::uint8_t> text;
+        const std::string err = st::read_file(o["corpus"], text, DataLimits::max_text_bytes);
+        if (!err.empty()) die(err);
+        spec.text.assign(text.begin(), text.end());
+    }
+    return spec;
 }
 
 // ---------------------------------------------------------------- the run
@@ -138,125 +176,87 @@ struct Curves {
     std::vector<int> skipped;
 };
 
-int run(const Options& o) {
+// {"tokens":[...],"logits":[...]} of text, (N) ids and (N,V) logits, for scripts/check_interop.py
+void print_logits(Run& run, const std::string& text) {
+    const std::vector<int> ids = run.tokenizer().encode(text);
+    Gpt<float>& m = run.model();
+    const ModelConfig& cfg = m.config();
+    if (ids.empty() || int(ids.size()) > cfg.max_seq_len) die("--print-logits needs 1 to T characters");
+    m.forward(ids.data(), nullptr, 1, int(ids.size()));
+    std::cout << "{\"tokens\":[";
+    for (std::size_t i = 0; i < ids.size(); ++i) std::cout << (i ? "," : "") << ids[i];
+    std::cout << "],\"logits\":[";
+    std::cout.precision(9);
+    for (std::size_t i = 0; i < ids.size() * cfg.vocab_size; ++i) std::cout << (i ? "," : "") << m.logits()[i];
+    std::cout << "]}\n";
+}
+
+int train(const Options& o) {
     const bool quiet = o.on("quiet");
-    const bool induction = o["task"] == "induction";
-    if (!induction && o["task"] != "char") die("--task must be char or induction");
+    const int eval_every = std::max(1, count_flag(o, "eval-every"));
+    const int sample_chars = count_flag(o, "sample");
+    if (sample_chars < 0 || sample_chars > RunLimits::max_sample_chars)
+        die("--sample must be 0 to " + std::to_string(RunLimits::max_sample_chars) + " characters");
+    const double temperature = num_flag(o, "temperature");
 
-    ModelConfig cfg;
-    cfg.d_model = int_flag(o, "d-model"), cfg.n_heads = int_flag(o, "heads"), cfg.n_kv_heads = int_flag(o, "kv-heads");
-    cfg.n_layers = int_flag(o, "layers"), cfg.max_seq_len = int_flag(o, "context"), cfg.mlp = !o.on("no-mlp");
-    if (!parse_variant(o["variant"], cfg.variant)) die("unknown --variant '" + o["variant"] + "' (see --help)");
-    TrainConfig tc;
-    tc.batch = int_flag(o, "batch"), tc.seq_len = cfg.max_seq_len, tc.steps = int_flag(o, "steps");
-    tc.warmup = int_flag(o, "warmup"), tc.lr = num_flag(o, "lr"), tc.min_lr = num_flag(o, "min-lr");
-    tc.clip = num_flag(o, "clip"), tc.adamw.weight_decay = num_flag(o, "weight-decay");
-    tc.seed = static_cast<std::uint64_t>(num_flag(o, "seed"));
-    const int eval_every = std::max(1, int_flag(o, "eval-every")), eval_batches = int_flag(o, "eval-batches");
-    if (eval_batches < 1 || eval_batches > 1000) die("--eval-batches must be 1 to 1000");
-
-    Checkpoint loaded;
-    const bool from_checkpoint = o.on("load");
-    if (from_checkpoint) {
-        std::vector<std::uint8_t> bytes;
-        std::string err = st::read_file(o["load"], bytes, kMaxCheckpointBytes);
-        if (err.empty()) err = load_checkpoint(bytes.data(), bytes.size(), loaded);
-        if (!err.empty()) die(o["load"] + ": " + err);
-        cfg = loaded.config;
-        tc.seq_len = cfg.max_seq_len;
-    }
-
-    // data: a sampler for training batches, fixed evaluation batches, and a tokenizer for text
-    CharTokenizer tok;
-    Dataset data;
-    BatchSampler sampler;
-    EvalBatches eval;
-    double baseline = 0;
-    std::vector<int> seg_buf, start_buf;  // (B) scratch of the induction sampler
-    int seg_min = int_flag(o, "seg-min"), seg_max = int_flag(o, "seg-max");
-    if (induction) {
-        if (!from_checkpoint) cfg.vocab_size = int_flag(o, "vocab");
-        if (seg_max == 0) seg_max = (cfg.max_seq_len - 1) / 2;
-        const std::string err = validate_induction_task(cfg.max_seq_len, cfg.vocab_size, seg_min, seg_max);
-        if (!err.empty()) die(err);
-        if (seg_max < 2) die("the repeated segment must be at least 2 tokens long to measure induction");
-        const int V = cfg.vocab_size, T = cfg.max_seq_len;
-        sampler = [=, &seg_buf, &start_buf](Rng& rng, int B, int Tb, int* x, int* y) {
-            seg_buf.resize(B), start_buf.resize(B);  // grow once to the batch size: no allocation per step
-            fill_shifted_batch(rng, B, Tb, V, seg_min, seg_max, x, y, seg_buf.data(), start_buf.data());
-        };
-        eval = sample_eval_batches(sampler, eval_batches, tc.batch, T, eval_seed(tc.seed));
-        baseline = std::log(double(V - 1));
-    } else {
-        const std::string text = read_text(o["corpus"]);
-        std::string err = from_checkpoint && !loaded.vocab.empty() ? CharTokenizer::from_string(loaded.vocab, tok)
-                                                                   : CharTokenizer::from_text(text, tok);
-        if (!err.empty()) die(err);
-        if (!from_checkpoint) cfg.vocab_size = tok.vocab_size();
-        if (tok.vocab_size() != cfg.vocab_size) die("the checkpoint's vocabulary does not match its config");
-        err = make_text_dataset(text, tok, cfg.max_seq_len, data);
-        if (!err.empty()) die(err);
-        sampler = [&data](Rng& rng, int B, int T, int* x, int* y) { data.sample_batch(rng, B, T, x, y); };
-        eval = data.eval_batches(eval_batches, tc.batch, cfg.max_seq_len, eval_seed(tc.seed));
-        baseline = unigram_baseline_loss(data.train, data.val, cfg.vocab_size);
-    }
+    std::unique_ptr<Run> run;
     {
-        const std::string err = validate(cfg);
+        const std::string err = make_run(spec_from_flags(o), run);
         if (!err.empty()) die(err);
     }
-    Trainer trainer(cfg, tc, sampler);  // validates tc against cfg (throws with a sentence)
-    if (from_checkpoint) trainer.restore(loaded);
-
     if (o.on("print-logits")) {
-        const std::vector<int> ids = tok.encode(o["print-logits"]);
-        if (ids.empty() || int(ids.size()) > cfg.max_seq_len) die("--print-logits needs 1 to T characters");
-        Gpt<float>& m = trainer.model();
-        m.forward(ids.data(), nullptr, 1, int(ids.size()));
-        std::cout << "{\"tokens\":[";
-        for (std::size_t i = 0; i < ids.size(); ++i) std::cout << (i ? "," : "") << ids[i];
-        std::cout << "],\"logits\":[";
-        std::cout.precision(9);
-        for (std::size_t i = 0; i < ids.size() * cfg.vocab_size; ++i) std::cout << (i ? "," : "") << m.logits()[i];
-        std::cout << "]}\n";
+        print_logits(*run, o["print-logits"]);
         return 0;
     }
+    const RunFacts facts = run->facts();
+    const ModelConfig& cfg = facts.model;
+    const TrainConfig& tc = facts.train;
+    const bool induction = facts.task == Task::induction;
 
     if (!quiet) {
         std::cout << "mha-train: " << (induction ? "induction task" : "char LM on " + o["corpus"]) << ", V=" << cfg.vocab_size
                   << " D=" << cfg.d_model << " H=" << cfg.n_heads << " H_kv=" << cfg.kv_heads() << " L=" << cfg.n_layers
-                  << " T=" << cfg.max_seq_len << (cfg.mlp ? "" : " attention-only") << ", " << trainer.model().num_params()
+                  << " T=" << cfg.max_seq_len << (cfg.mlp ? "" : " attention-only") << ", " << run->model().num_params()
                   << " parameters, SIMD " << simd_arch_name() << "\n";
-        std::cout << (induction ? "uniform-guess loss " : "unigram baseline loss ") << baseline << " nats\n";
+        std::cout << (induction ? "uniform-guess loss " : "unigram baseline loss ") << facts.baseline_loss << " nats\n";
     }
     Curves curves;
     const auto t0 = std::chrono::steady_clock::now();
     double last_val = NAN, last_train = NAN;
     int skipped = 0;
-    const int first = trainer.steps_done();
-    for (int s = first; s < tc.steps; ++s) {
-        const StepResult r = trainer.step();
-        skipped += r.skipped;
-        last_train = r.loss;
-        double val = NAN;
-        if ((s + 1) % eval_every == 0 || s + 1 == tc.steps) {
-            val = last_val = trainer.evaluate(eval);
-            if (induction && !quiet) {
-                const InductionTaskConfig task{cfg.vocab_size, seg_min, seg_max};
-                const InductionMeasurement im = measure_induction(trainer.model(), task, cfg.max_seq_len, 64, 4242);
-                double prev0 = 0;
-                for (int h = 0; h < cfg.n_heads; ++h) prev0 = std::max(prev0, im.previous[h]);
-                std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token %.3f, "
-                            "loss first copy %.3f, repeated copy %.3f\n",
-                            cfg.n_layers - 1, im.best_head, im.best_induction, prev0, im.loss_first, im.loss_repeat);
+    const int first = run->steps_done();
+    while (!run->finished()) {
+        // train up to the next measurement; a chunk also ends at a step that blew up, and the run goes on from there
+        const int done = run->steps_done();
+        const int until = std::min(tc.steps, (done / eval_every + 1) * eval_every);
+        const TrainChunk chunk = run->train(std::min(until - done, RunLimits::max_chunk));
+        if (chunk.steps.empty()) break;
+        for (const StepResult& r : chunk.steps) {
+            const int s = r.step;
+            skipped += r.skipped;
+            last_train = r.loss;
+            double val = NAN;
+            // (only the chunk's last step can be one: chunks end at the measurements)
+            if ((s + 1) % eval_every == 0 || s + 1 == tc.steps) {
+                val = last_val = run->evaluate();
+                if (induction && !quiet) {
+                    const InductionMeasurement im = run->measure_induction();
+                    double prev0 = 0;
+                    for (int h = 0; h < cfg.n_heads; ++h) prev0 = std::max(prev0, im.previous[h]);
+                    std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token %.3f, "
+                                "loss first copy %.3f, repeated copy %.3f\n",
+                                cfg.n_layers - 1, im.best_head, im.best_induction, prev0, im.loss_first, im.loss_repeat);
+                }
+                if (!quiet) {
+                    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    std::printf("step %5d  train %.4f  val %.4f  lr %.2e  |g| %.3f  %6.0f tok/s%s\n", s + 1, r.loss, val,
+                                r.lr, r.grad_norm, double(s + 1 - first) * tc.batch * tc.seq_len / secs,
+                                r.skipped ? "  SKIPPED (non-finite)" : "");
+                }
             }
-            if (!quiet) {
-                const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                std::printf("step %5d  train %.4f  val %.4f  lr %.2e  |g| %.3f  %6.0f tok/s%s\n", s + 1, r.loss, val, r.lr,
-                            r.grad_norm, double(s + 1 - first) * tc.batch * tc.seq_len / secs, r.skipped ? "  SKIPPED (non-finite)" : "");
-            }
+            curves.step.push_back(s + 1), curves.train.push_back(r.loss), curves.val.push_back(val);
+            curves.lr.push_back(r.lr), curves.norm.push_back(r.grad_norm), curves.skipped.push_back(r.skipped);
         }
-        curves.step.push_back(s + 1), curves.train.push_back(r.loss), curves.val.push_back(val);
-        curves.lr.push_back(r.lr), curves.norm.push_back(r.grad_norm), curves.skipped.push_back(r.skipped);
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double tok_per_s = double(tc.steps - first) * tc.batch * tc.seq_len / std::max(secs, 1e-9);
@@ -273,8 +273,7 @@ int run(const Options& o) {
         }
     }
     // does any output depend on a later token? (the check every "Break it" variant carries)
-    const std::vector<int> probe(eval.x.begin(), eval.x.begin() + cfg.max_seq_len);
-    const CausalityReport causality = check_causality(trainer.model(), probe);
+    const CausalityReport causality = run->causality();
     std::printf("causality: %s", causality.causal() ? "no output depends on a later token\n" : "LEAKS: ");
     if (!causality.causal()) {
         std::printf("%zu (output, later input) pairs, e.g.", causality.leaks.size());
@@ -283,33 +282,28 @@ int run(const Options& o) {
         std::printf("\n");
     }
     std::string sample;
-    if (!induction && int_flag(o, "sample") > 0) {
-        Rng coin(tc.seed + 2);
-        const std::vector<int> prompt = tok.encode("\n");
-        sample = tok.decode(sample_tokens(trainer.model(), prompt.empty() ? std::vector<int>{1} : prompt,
-                                          int_flag(o, "sample"), num_flag(o, "temperature"), coin));
+    if (!induction && sample_chars > 0) {
+        sample = run->sample("", sample_chars, temperature, EndSample::seed(tc.seed));
         if (!quiet) std::cout << "--- sample ---\n" << sample << "\n--------------\n";
     }
     if (o.on("summary")) {
         std::ofstream f(o["summary"]);
         if (!f) die("cannot write " + o["summary"]);
         f.precision(9);
-        f << "{\"config\":" << config_to_json(cfg) << ",\"params\":" << trainer.model().num_params()
-          << ",\"task\":" << json::quote(o["task"]) << ",\"steps\":" << tc.steps << ",\"batch\":" << tc.batch
+        f << "{\"config\":" << config_to_json(cfg) << ",\"params\":" << run->model().num_params()
+          << ",\"task\":" << json::quote(task_name(facts.task)) << ",\"steps\":" << tc.steps << ",\"batch\":" << tc.batch
           << ",\"seed\":" << tc.seed << ",\"final_train_loss\":" << last_train << ",\"final_val_loss\":" << last_val
-          << ",\"baseline_loss\":" << baseline << ",\"skipped_steps\":" << skipped << ",\"seconds\":" << secs
+          << ",\"baseline_loss\":" << facts.baseline_loss << ",\"skipped_steps\":" << skipped << ",\"seconds\":" << secs
           << ",\"tokens_per_second\":" << tok_per_s << ",\"simd\":" << json::quote(simd_arch_name())
           << ",\"causal\":" << (causality.causal() ? "true" : "false") << ",\"leaking_pairs\":" << causality.leaks.size()
           << ",\"sample\":" << json::quote(sample) << "}\n";
     }
     if (o.on("save")) {
-        const CheckpointOptimizer opt = trainer.optimizer_state();
-        const auto bytes = save_checkpoint(cfg, trainer.model().params(), induction ? "" : tok.to_string(), &opt);
-        const std::string err = st::write_file(o["save"], bytes);
+        const std::string err = st::write_file(o["save"], run->snapshot(true));
         if (!err.empty()) die(err);
     }
-    std::printf("final: val %.4f (baseline %.4f), train %.4f, %d skipped, %.1f s, %.0f tokens/s\n", last_val, baseline,
-                last_train, skipped, secs, tok_per_s);
+    std::printf("final: val %.4f (baseline %.4f), train %.4f, %d skipped, %.1f s, %.0f tokens/s\n", last_val,
+                facts.baseline_loss, last_train, skipped, secs, tok_per_s);
     return 0;
 }
 
@@ -327,7 +321,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        return run(o);
+        return train(o);
     } catch (const Error& e) {
         die(e.what());
     }
