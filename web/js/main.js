@@ -9,6 +9,7 @@ import { setupInduction } from './panels/induction.js';
 import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
+import { RUN_EVENT } from './runs.js';
 import { defaultState, HIDEABLE, PROPS, readHash, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { numberIn, showAlert } from './views/dom.js';
@@ -201,9 +202,9 @@ const app = {
   readable,
   runs: new Map(),
   runsChanged: (e) => {
-    if (e.type === 'reset') panels.inside?.onReset();
+    if (e.type === RUN_EVENT.reset) panels.inside?.onReset();
     else panels.inside?.onRunEvent(e);
-    if (e.type === 'ready' || e.type === 'reset') panels.params?.drawLedger();
+    if (e.type === RUN_EVENT.ready || e.type === RUN_EVENT.reset) panels.params?.drawLedger();
   },
   vocabSize: () => panels.heads?.vocabSize(),
   paramsChanged: () => panels.params?.drawLedger(),

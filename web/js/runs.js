@@ -1,7 +1,9 @@
 // The player: one Run per training run, each driving its own Web Worker (worker.js). A Run keeps everything the
 // page draws — curves, snapshots, status, the sample — so that a worker that dies is replaced by a new one that
-// continues from the last full snapshot, and the curves are kept. No DOM in this file.
+// continues from the last full snapshot, and the curves are kept. It speaks to its worker in the messages of
+// protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
 import { opaqueOrigin } from './data.js';
+import { checkMessage, FROM_WORKER, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
@@ -13,8 +15,30 @@ const SETTINGS = {
  *            steps: number, warmup: number, lr: number, minLr: number, seed: number, evalEvery: number,
  *            snapshotEvery: number}} RunSettings
  * @typedef {'starting'|'ready'|'running'|'paused'|'diverged'|'done'|'failed'|'restarting'} RunStatus
- * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives
+ * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */
+
+/**
+ * What a Run tells its panel (RunEvent.type), besides the run itself. The events named as worker messages
+ * (protocol.js FROM_WORKER) follow one of them, after the Run has taken in its content (run.train, run.val, …).
+ */
+export const RUN_EVENT = Object.freeze({
+  ready: 'ready',              // the worker is set up: run.facts
+  status: 'status',            // started or paused from the page
+  restored: 'restored',        // back at the last good snapshot after a blow-up: {fromStep}
+  died: 'died',                // the worker crashed: {reason, atStep, fromStep}; a new one starts from that snapshot
+  restarted: 'restarted',      // the new worker is set up: {fromStep}
+  failed: FROM_WORKER.failed,  // {error}: the run failed for good (run.status 'failed'), or one task of its worker did
+  progress: FROM_WORKER.progress,
+  val: FROM_WORKER.val,
+  snapshot: FROM_WORKER.snapshot,
+  diverged: FROM_WORKER.diverged,
+  done: FROM_WORKER.done,
+  causality: FROM_WORKER.causality,
+  swap: FROM_WORKER.swap,
+  induction: FROM_WORKER.induction,
+  reset: 'reset',              // sent by a panel, not by a Run: it replaced its runs (no run)
+});
 
 /**
  * Starts a worker: a module worker where the origin allows it, else a classic worker from a blob URL that
@@ -103,9 +127,7 @@ export class Run {
     const timeout = setTimeout(() => {
       if (!ready && w === this.worker) this.#fail('The training worker did not start in time.');
     }, SETTINGS.readyTimeoutMs);
-    const message = { settings: this.settings, text: this.text };
-    if (checkpoint) message.checkpoint = checkpoint;
-    this.request('init', message).then((r) => {
+    this.#request(TO_WORKER.init, { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null }).then((r) => {
       ready = true;
       clearTimeout(timeout);
       if (w !== this.worker) return;
@@ -114,11 +136,11 @@ export class Run {
       this.stepsDone = r.stepsDone;
       if (this.status === 'restarting') {
         this.status = this.stepsDone >= this.settings.steps ? 'done' : 'paused';
-        this.#emit('restarted', { fromStep: this.stepsDone });
+        this.#emit(RUN_EVENT.restarted, { fromStep: this.stepsDone });
         if (this.wantRunning && this.status !== 'done') this.start();
       } else {
         this.status = r.stepsDone >= r.steps ? 'done' : 'ready';
-        this.#emit('ready');
+        this.#emit(RUN_EVENT.ready);
       }
     });
   }
@@ -140,7 +162,7 @@ export class Run {
     // drop the points after the snapshot: the new worker computes them again (bit-identically)
     this.#truncate(from.step);
     this.secondsBefore = this.seconds;
-    this.#emit('died', { reason, atStep: lost, fromStep: from.step });
+    this.#emit(RUN_EVENT.died, { reason, atStep: lost, fromStep: from.step });
     this.#spawn(from.bytes);
   }
 
@@ -148,7 +170,7 @@ export class Run {
     this.status = 'failed';
     this.error = error;
     this.worker.terminate();
-    this.#emit('failed', { error });
+    this.#emit(RUN_EVENT.failed, { error });
   }
 
   #truncate(step) {
@@ -171,15 +193,20 @@ export class Run {
   }
 
   #receive(msg) {
+    const wrong = checkMessage(FROM_WORKER, msg);
+    if (wrong) {
+      this.error = wrong;
+      return this.#emit(RUN_EVENT.failed, { error: wrong });
+    }
     switch (msg.type) {
-      case 'reply': {
+      case FROM_WORKER.reply: {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
         const { type, id, ...rest } = msg;
         p?.resolve(rest);
         return;
       }
-      case 'progress':
+      case FROM_WORKER.progress:
         for (let i = 0; i < msg.step.length; ++i) {
           this.train.step.push(msg.step[i] + 1);  // the loss of step k's batch, plotted after k+1 steps
           this.train.loss.push(msg.loss[i]);
@@ -187,60 +214,75 @@ export class Run {
         this.trained += msg.step.length;
         this.stepsDone = msg.stepsDone;
         this.seconds = this.secondsBefore + msg.seconds;
-        return this.#emit('progress');
-      case 'val':
+        return this.#emit(RUN_EVENT.progress);
+      case FROM_WORKER.val:
         if (this.val.step.length && this.val.step[this.val.step.length - 1] >= msg.step) return;
         this.val.step.push(msg.step);
         this.val.loss.push(msg.loss);
-        return this.#emit('val');
-      case 'snapshot':
+        return this.#emit(RUN_EVENT.val);
+      case FROM_WORKER.snapshot:
         if (!this.snapshots.some((s) => s.step === msg.step)) this.snapshots.push({ step: msg.step, bytes: msg.weights });
         this.lastFull = { step: msg.step, bytes: msg.full };
-        return this.#emit('snapshot');
-      case 'diverged':
+        return this.#emit(RUN_EVENT.snapshot);
+      case FROM_WORKER.diverged:
         this.status = 'diverged';
         this.wantRunning = false;
         this.diverged = { step: msg.step, loss: msg.loss, limit: msg.limit };
-        return this.#emit('diverged');
-      case 'done':
+        return this.#emit(RUN_EVENT.diverged);
+      case FROM_WORKER.done:
         this.status = 'done';
         this.wantRunning = false;
         this.sample = msg.sample;
         this.stepsDone = msg.stepsDone;
         this.seconds = this.secondsBefore + msg.seconds;
         this.wallSeconds = (performance.now() - this.wallStart) / 1000;
-        return this.#emit('done');
-      case 'causality':
+        return this.#emit(RUN_EVENT.done);
+      case FROM_WORKER.causality:
         this.causality[msg.when] = { step: msg.step, ...msg.report };
-        return this.#emit('causality');
-      case 'swap':
+        return this.#emit(RUN_EVENT.causality);
+      case FROM_WORKER.swap:
         this.swap = { step: msg.step, own: msg.own, swapped: msg.swapped };
-        return this.#emit('swap');
-      case 'induction':
+        return this.#emit(RUN_EVENT.swap);
+      case FROM_WORKER.induction:
         if (this.induction.length && this.induction[this.induction.length - 1].step >= msg.step) return;
         this.induction.push({ step: msg.step, measurement: msg.measurement });
         this.probe = msg.probe;
-        return this.#emit('induction');
-      case 'failed':
+        return this.#emit(RUN_EVENT.induction);
+      case FROM_WORKER.failed:
         this.error = msg.error;
-        return this.#emit('error', { error: msg.error });
-      default:
+        return this.#emit(RUN_EVENT.failed, { error: msg.error });
     }
   }
 
-  /**
-   * Sends a message that the worker answers; resolves with its reply ({ok, ...}).
-   * @param {string} type
-   * @param {object} [payload]
-   * @param {Transferable[]} [transfer]
-   * @returns {Promise<{ok: boolean, error?: string, [key: string]: any}>}
-   */
-  request(type, payload = {}, transfer = []) {
+  // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...})
+  #request(type, payload, transfer = []) {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve });
-      this.worker.postMessage({ type, id, ...payload }, transfer);
+      toWorker(this.worker, type, { id, ...payload }, transfer);
     });
+  }
+
+  // ---------------------------------------------------------------- asking the worker
+  /**
+   * Attention maps and head scores of this run's model, now or at a snapshot, with heads switched off or tied
+   * for this look only (protocol.js InspectMessage).
+   * @param {{text: string, source: 'live'|Uint8Array, ablate: Array<[number, number]>, tie: boolean,
+   *          withLoss: boolean}} look source: 'live' or the bytes of one of run.snapshots (postMessage copies them)
+   * @returns {Promise<{ok: true, maps: object, scores: object, valBase?: number, valModified?: number}
+   *                 | {ok: false, error: string}>}
+   */
+  inspect(look) {
+    return this.#request(TO_WORKER.inspect, look);
+  }
+
+  /**
+   * A .safetensors file of the model now.
+   * @param {boolean} withOptimizer with the AdamW state and progress (a file training can continue from)
+   * @returns {Promise<{ok: true, bytes: Uint8Array, step: number} | {ok: false, error: string}>}
+   */
+  requestSnapshot(withOptimizer) {
+    return this.#request(TO_WORKER.snapshot, { withOptimizer });
   }
 
   // ---------------------------------------------------------------- controls
@@ -249,8 +291,8 @@ export class Run {
     if (!['ready', 'paused'].includes(this.status)) return;
     this.status = 'running';
     this.wantRunning = true;
-    this.worker.postMessage({ type: 'start' });
-    this.#emit('status');
+    toWorker(this.worker, TO_WORKER.start);
+    this.#emit(RUN_EVENT.status);
   }
 
   /** Pauses after the current chunk of steps. */
@@ -258,15 +300,15 @@ export class Run {
     if (this.status !== 'running') return;
     this.status = 'paused';
     this.wantRunning = false;
-    this.worker.postMessage({ type: 'pause' });
-    this.#emit('status');
+    toWorker(this.worker, TO_WORKER.pause);
+    this.#emit(RUN_EVENT.status);
   }
 
   /** Ends the run now: a last evaluation and a sample, as at the end of the schedule. */
   stop() {
     if (!['ready', 'running', 'paused', 'diverged'].includes(this.status)) return;
     this.wantRunning = false;
-    this.worker.postMessage({ type: 'stop' });
+    toWorker(this.worker, TO_WORKER.stop);
   }
 
   /** The full snapshot restoreLastGood goes back to: the last one, and after a blow-up only if taken before it. */
@@ -284,19 +326,19 @@ export class Run {
     const snap = this.lastGood;
     if (!snap) return { ok: false, error: 'There is no snapshot from before the blow-up.' };
     const settings = change.lr ? { ...this.settings, lr: change.lr, minLr: Math.min(this.settings.minLr, change.lr / 10) } : null;
-    const r = await this.request('restore', { bytes: snap.bytes, settings });  // postMessage copies it
+    const r = await this.#request(TO_WORKER.restore, { bytes: snap.bytes, settings });  // postMessage copies it
     if (!r.ok) return r;
     if (settings) this.settings = settings;
     this.#truncate(snap.step);
     this.diverged = null;
     this.status = 'paused';
-    this.#emit('restored', { fromStep: snap.step });
+    this.#emit(RUN_EVENT.restored, { fromStep: snap.step });
     return r;
   }
 
   /** Test hook: makes the worker die with an uncaught error, as a crash would. */
   crash() {
-    this.worker.postMessage({ type: 'crash' });
+    toWorker(this.worker, TO_WORKER.crash);
   }
 
   /** Stops the worker for good. */
@@ -377,9 +419,9 @@ export function statusWord(run) {
 export function sideBySideHandler({ runs, showError, status, schedule, streaming }) {
   return (e) => {
     const { run, type } = e;
-    if (type === 'ready' && allReady(runs.values())) for (const r of runs.values()) r.start();
-    if (type === 'failed' || type === 'error') showError(`${run.label}: ${e.error}`);
-    if (type === 'died') status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
+    if (type === RUN_EVENT.ready && allReady(runs.values())) for (const r of runs.values()) r.start();
+    if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
+    if (type === RUN_EVENT.died) status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
     schedule(!streaming.includes(type));
   };
 }

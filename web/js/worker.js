@@ -1,27 +1,9 @@
 // One training run in its own Web Worker, with its own wasm instance: the main thread only draws. Loaded as a
 // module worker (new Worker(url, {type: 'module'})), or, on a page with an opaque origin, as a classic blob
 // worker that has imported mha.classic.js and this file bundled (worker.classic.js). No DOM in this file.
-//
-// Messages in (main -> worker); every one with an `id` is answered by { type: 'reply', id, ok, ... }:
-//   { type: 'init', id, settings, text, checkpoint?: Uint8Array }    set up (a fresh run, or from a checkpoint)
-//   { type: 'start' } / { type: 'pause' } / { type: 'stop' }          run the schedule, hold, finish early
-//   { type: 'inspect', id, text, source: 'live' | Uint8Array, ablate: [[l, h], ...], tie: boolean, withLoss }
-//   { type: 'sample', id, prompt, n, temperature, seed }
-//   { type: 'snapshot', id, withOptimizer }
-//   { type: 'restore', id, bytes, settings? }                         back to a snapshot, optionally a new schedule
-//   { type: 'crash' }                                                 test hook: the worker dies (uncaught error)
-// Messages out (worker -> main), besides the replies:
-//   { type: 'progress', step: Int32Array, loss: Float64Array, stepsDone, seconds }
-//   { type: 'val', step, loss }                                       every evalEvery steps and at the end
-//   { type: 'snapshot', step, weights: Uint8Array, full: Uint8Array } weights for scrubbing, full for recovery
-//   { type: 'diverged', step, loss, limit }                           the run blew up and paused itself
-//   { type: 'done', stepsDone, seconds, sample }                      the schedule ended (or stop)
-// With settings.causality (panel 5, "Break it"), and settings.swapCheck (its canonical run):
-//   { type: 'causality', when: 'init' | 'trained', step, report }      the core's causality check (random / trained)
-//   { type: 'swap', step, own, swapped }                              this run's weights read in the swapped order
-// With settings.task === 'induction' (panel 7), at every evaluation:
-//   { type: 'induction', step, measurement, probe }                   per-head scores, copy losses, probe attention
+// The messages in and out are listed, with their fields, in protocol.js.
 import createMha from '../mha.js';
+import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
@@ -45,12 +27,10 @@ let stepsPerChunk = 1;
 
 const loading = createMha().then((m) => { mod = m; });
 
-function post(msg, transfer = []) {
-  self.postMessage(msg, transfer);
-}
+const post = (type, fields, transfer) => fromWorker(self, type, fields, transfer);
 
 function reply(id, result, transfer = []) {
-  post({ type: 'reply', id, ...result }, transfer);
+  post(FROM_WORKER.reply, { id, ...result }, transfer);
 }
 
 // ---------------------------------------------------------------- set-up
@@ -86,23 +66,23 @@ function init(msg) {
 // the validation loss (and, on the induction task, the scores) of the weights now; returns the evaluation
 function measure() {
   const val = run._evaluate();
-  if (val.ok) post({ type: 'val', step: run._facts().stepsDone, loss: val.loss });
+  if (val.ok) post(FROM_WORKER.val, { step: run._facts().stepsDone, loss: val.loss });
   if (settings.task === 'induction') postInduction();
   return val;
 }
 
 function postCausality(when) {
   const report = run._causality();
-  if (report.ok) post({ type: 'causality', when, step: run._facts().stepsDone, report }, [report.leaks.buffer, report.depends.buffer]);
+  if (report.ok) post(FROM_WORKER.causality, { when, step: run._facts().stepsDone, report }, [report.leaks.buffer, report.depends.buffer]);
 }
 
 function postInduction() {
   const measurement = run._induction(SETTINGS.inductionProbes);
   const probe = run._probeAttention();
   if (measurement.ok && probe.ok) {
-    post({ type: 'induction', step: run._facts().stepsDone, measurement, probe }, [probe.att.buffer]);
+    post(FROM_WORKER.induction, { step: run._facts().stepsDone, measurement, probe }, [probe.att.buffer]);
   } else {
-    post({ type: 'failed', error: measurement.error ?? probe.error });
+    post(FROM_WORKER.failed, { error: measurement.error ?? probe.error });
   }
 }
 
@@ -117,7 +97,7 @@ function free() {
 function postSnapshot() {
   const weights = run._snapshot(false), full = run._snapshot(true);
   if (!weights.ok || !full.ok) return;
-  post({ type: 'snapshot', step: full.step, weights: weights.bytes, full: full.bytes }, [weights.bytes.buffer, full.bytes.buffer]);
+  post(FROM_WORKER.snapshot, { step: full.step, weights: weights.bytes, full: full.bytes }, [weights.bytes.buffer, full.bytes.buffer]);
 }
 
 // ---------------------------------------------------------------- the loop
@@ -130,17 +110,17 @@ function loop() {
   const dt = (performance.now() - t0) / 1000;
   if (!r.ok) {
     status = 'paused';
-    post({ type: 'failed', error: r.error });
+    post(FROM_WORKER.failed, { error: r.error });
     return;
   }
   seconds += dt;
   // adapt the chunk to about chunkMs, but never past an evaluation or snapshot boundary
   const perStep = dt / Math.max(1, r.step.length);
   stepsPerChunk = Math.max(1, Math.min(evalEvery, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4))));
-  post({ type: 'progress', step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds });
+  post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds });
   if (r.diverged >= 0) {
     status = 'paused';
-    post({ type: 'diverged', step: r.step[r.diverged], loss: r.loss[r.diverged], limit: run._facts().divergenceLimit });
+    post(FROM_WORKER.diverged, { step: r.step[r.diverged], loss: r.loss[r.diverged], limit: run._facts().divergenceLimit });
     return;
   }
   const done = r.step.length === 0 || r.stepsDone >= settings.steps;
@@ -157,11 +137,11 @@ function finish(own) {
   if (settings.causality) postCausality('trained');
   if (settings.swapCheck) {
     const swapped = run._evaluateAs('swapped_order');
-    if (own.ok && swapped.ok) post({ type: 'swap', step: run._facts().stepsDone, own: own.loss, swapped: swapped.loss });
-    else post({ type: 'failed', error: own.error ?? swapped.error });
+    if (own.ok && swapped.ok) post(FROM_WORKER.swap, { step: run._facts().stepsDone, own: own.loss, swapped: swapped.loss });
+    else post(FROM_WORKER.failed, { error: own.error ?? swapped.error });
   }
   const s = run._sample('\n', SETTINGS.sampleChars, SETTINGS.sampleTemperature, (settings.seed >>> 0) + 2);
-  post({ type: 'done', stepsDone: run._facts().stepsDone, seconds, sample: s.ok ? s.text : '' });
+  post(FROM_WORKER.done, { stepsDone: run._facts().stepsDone, seconds, sample: s.ok ? s.text : '' });
 }
 
 // ---------------------------------------------------------------- looking inside
@@ -207,21 +187,29 @@ function inspect(msg) {
 }
 
 // ---------------------------------------------------------------- messages
+const NOT_SET_UP = { ok: false, error: 'This run is not set up.' };
+
 async function handle(msg) {
   await loading;
+  const wrong = checkMessage(TO_WORKER, msg);
+  if (wrong) {
+    if (msg?.id !== undefined) reply(msg.id, { ok: false, error: wrong });
+    else post(FROM_WORKER.failed, { error: wrong });
+    return;
+  }
   switch (msg.type) {
-    case 'init':
+    case TO_WORKER.init:
       return reply(msg.id, init(msg));
-    case 'start':
+    case TO_WORKER.start:
       if (!run || status === 'done') return;
       status = 'running';
       clearTimeout(timer);
       timer = setTimeout(loop, 0);
       return;
-    case 'pause':
+    case TO_WORKER.pause:
       if (status === 'running') status = 'paused';
       return;
-    case 'stop':
+    case TO_WORKER.stop:
       if (!run || status === 'done') return;
       clearTimeout(timer);
       {
@@ -229,23 +217,18 @@ async function handle(msg) {
         postSnapshot();
         return finish(val);
       }
-    case 'inspect': {
-      if (!run) return reply(msg.id, { ok: false, error: 'This run is not set up.' });
+    case TO_WORKER.inspect: {
+      if (!run) return reply(msg.id, NOT_SET_UP);
       const r = inspect(msg);
-      const transfer = r.ok ? [r.maps.att.buffer] : [];
-      return reply(msg.id, r, transfer);
+      return reply(msg.id, r, r.ok ? [r.maps.att.buffer] : []);
     }
-    case 'sample': {
-      if (!run) return reply(msg.id, { ok: false, error: 'This run is not set up.' });
-      return reply(msg.id, run._sample(msg.prompt, msg.n, msg.temperature, msg.seed));
-    }
-    case 'snapshot': {
-      if (!run) return reply(msg.id, { ok: false, error: 'This run is not set up.' });
+    case TO_WORKER.snapshot: {
+      if (!run) return reply(msg.id, NOT_SET_UP);
       const r = run._snapshot(!!msg.withOptimizer);
       return reply(msg.id, r, r.ok ? [r.bytes.buffer] : []);
     }
-    case 'restore': {
-      if (!run) return reply(msg.id, { ok: false, error: 'This run is not set up.' });
+    case TO_WORKER.restore: {
+      if (!run) return reply(msg.id, NOT_SET_UP);
       clearTimeout(timer);
       status = 'paused';
       let r = run._restore(msg.bytes);
@@ -255,17 +238,15 @@ async function handle(msg) {
       }
       return reply(msg.id, r);
     }
-    case 'crash':
+    case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
       return;
-    default:
-      if (msg.id !== undefined) reply(msg.id, { ok: false, error: `unknown message '${msg.type}'` });
   }
 }
 
 self.onmessage = (e) => {
   handle(e.data).catch((err) => {
     // a bug on our side: say so, rather than dying silently
-    post({ type: 'failed', error: String(err?.message ?? err) });
+    post(FROM_WORKER.failed, { error: String(err?.message ?? err) });
   });
 };

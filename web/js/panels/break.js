@@ -4,7 +4,7 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
-import { drawScheduler, Run, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
+import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, el, showAlert } from '../views/dom.js';
@@ -144,7 +144,7 @@ export function setupBreak(app) {
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
   const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
-    schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot'] });
+    schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot] });
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)

@@ -3,7 +3,7 @@
 // come from the core in the workers, the pictures from the views.
 import { constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { allReady, drawScheduler, Run, statusWord, stepsBetween } from '../runs.js';
+import { allReady, drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -111,7 +111,7 @@ export function setupHeads(app) {
       const run = new Run({ key: `H${H}`, label: `H = ${H}`, settings: { ...settings, nHeads: H }, text, onEvent });
       app.runs.set(run.key, run);
     }
-    app.runsChanged({ type: 'reset' });
+    app.runsChanged({ type: RUN_EVENT.reset });
     ui.status.textContent = 'Setting up the workers…';
     draw();
   }
@@ -132,13 +132,13 @@ export function setupHeads(app) {
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
     const run = new Run({ key: 'upload', label: `file ${name}`, settings: { ...settings, nHeads: 0 }, text, checkpoint: bytes, onEvent });
     app.runs.set('upload', run);
-    app.runsChanged({ type: 'reset' });
+    app.runsChanged({ type: RUN_EVENT.reset });
     draw();
   }
 
   function onEvent(e) {
     const { run, type } = e;
-    if (type === 'ready') {
+    if (type === RUN_EVENT.ready) {
       // a loaded file brings its own model: take its sizes for the table and the worker's settings
       if (run.key === 'upload') {
         run.settings = { ...run.settings, nHeads: run.facts.nHeads, dModel: run.facts.dModel, nLayers: run.facts.nLayers, context: run.facts.context };
@@ -147,14 +147,14 @@ export function setupHeads(app) {
         for (const r of runs()) if (r.key !== 'upload') r.start();
       }
     }
-    if (type === 'failed' || type === 'error') showError(`${run.label}: ${e.error}`);
-    if (type === 'died') {
+    if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
+    if (type === RUN_EVENT.died) {
       ui.status.textContent = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
     }
-    if (type === 'restarted') ui.status.textContent += ` ${run.label} is running again.`;
+    if (type === RUN_EVENT.restarted) ui.status.textContent += ` ${run.label} is running again.`;
     app.runsChanged(e);
-    schedule(type !== 'progress' && type !== 'val' && type !== 'snapshot');
+    schedule(type !== RUN_EVENT.progress && type !== RUN_EVENT.val && type !== RUN_EVENT.snapshot);
   }
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)

@@ -4,7 +4,7 @@
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
 // against the threshold, whatever it is. Wiring only.
 import { constants } from '../engine.js';
-import { drawScheduler, Run, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
+import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
 import { INDUCTION_TASKS } from '../state.js';
@@ -82,7 +82,7 @@ export function setupInduction(app) {
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
   const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
-    schedule: (now) => schedule(now), streaming: ['progress', 'val', 'snapshot', 'induction'] });
+    schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction] });
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)

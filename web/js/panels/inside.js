@@ -3,6 +3,7 @@
 // snapshots. Every request goes to the run's worker (its inspector session), so the page never computes attention
 // itself.
 import { constants } from '../engine.js';
+import { RUN_EVENT } from '../runs.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { download, el, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';
@@ -97,7 +98,7 @@ export function setupInside(app) {
     const text = app.state.itext;
     const source = snapIndex < 0 ? 'live' : run.snapshots[snapIndex].bytes;  // postMessage copies it
     const ablate = [...ablated].map((k) => k.split(',').map(Number));
-    const r = await run.request('inspect', { text, source, ablate, tie: ui.tie.checked, withLoss: !!withLoss });
+    const r = await run.inspect({ text, source, ablate, tie: ui.tie.checked, withLoss: !!withLoss });
     busy = false;
     if (r.ok) {
       result = { ...r, valBase: r.valBase ?? result?.valBase, valModified: r.valModified ?? result?.valModified, stale: !withLoss };
@@ -208,7 +209,7 @@ export function setupInside(app) {
   ui.model.addEventListener('click', async () => {
     const run = current();
     if (!run) return;
-    const r = await run.request('snapshot', { withOptimizer: true });
+    const r = await run.requestSnapshot(true);
     if (!r.ok) return showError(app.readable(r.error));
     download(new Blob([r.bytes], { type: 'application/octet-stream' }), `mha-sandbox-${run.key}-step${r.step}.safetensors`);
   });
@@ -219,10 +220,11 @@ export function setupInside(app) {
       if (!runsFrame) runsFrame = requestAnimationFrame(() => { runsFrame = 0; drawRuns(); });
       const run = current();
       if (!run || e.run !== run) return;
-      if (e.type === 'ready' || e.type === 'done' || e.type === 'restored' || e.type === 'restarted') refresh(true);
-      else if ((e.type === 'progress' || e.type === 'val') && snapIndex < 0 && performance.now() - lastLive > SETTINGS.liveRefreshMs) {
+      const settled = [RUN_EVENT.ready, RUN_EVENT.done, RUN_EVENT.restored, RUN_EVENT.restarted];
+      if (settled.includes(e.type)) refresh(true);
+      else if ((e.type === RUN_EVENT.progress || e.type === RUN_EVENT.val) && snapIndex < 0 && performance.now() - lastLive > SETTINGS.liveRefreshMs) {
         lastLive = performance.now();
-        refresh(e.type === 'val');
+        refresh(e.type === RUN_EVENT.val);
       }
     },
     /** the panel became visible: catch up on what it skipped while hidden */

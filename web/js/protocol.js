@@ -1,0 +1,133 @@
+// The messages between the page (runs.js) and a training worker (worker.js): one list that both sides import, so
+// a message type exists once, with its fields. Each direction has its own names (TO_WORKER, FROM_WORKER); a type
+// that appears in both ('snapshot') is two messages: asked for by the page, or posted by the worker on its own.
+// No DOM in this file.
+//
+// Page -> worker. Every message with an `id` is answered by FROM_WORKER.reply with the same id.
+/**
+ * @typedef {{type: 'init', id: number, settings: object, text: string, checkpoint: Uint8Array|null}} InitMessage
+ *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
+ *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
+ *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), causality, swapCheck (booleans).
+ *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
+ * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
+ * @typedef {{type: 'pause'}} PauseMessage  hold after the current chunk of steps
+ * @typedef {{type: 'stop'}} StopMessage  finish now: a last measurement and snapshot, then done
+ * @typedef {{type: 'inspect', id: number, text: string, source: 'live'|Uint8Array, ablate: Array<[number, number]>,
+ *            tie: boolean, withLoss: boolean}} InspectMessage
+ *   attention maps and head scores of the run's weights now ('live') or of a weights-only snapshot, with the heads
+ *   [layer, head] of ablate switched off and, with tie, every head given head 0's weights, for this look only.
+ *   Replied with {ok, maps: {tokens, L, H, T, att (L,H,T,T), truncated, unknown}, scores: {L, H, probeLen, previous,
+ *   first, entropy, maxEntropy, induction, labels}, valBase?, valModified?} (the losses with withLoss)
+ * @typedef {{type: 'snapshot', id: number, withOptimizer: boolean}} SnapshotRequest
+ *   a .safetensors file of the weights (with the AdamW state and progress when withOptimizer); replied with
+ *   {ok, bytes: Uint8Array, step}
+ * @typedef {{type: 'restore', id: number, bytes: Uint8Array, settings: object|null}} RestoreMessage
+ *   back to a full snapshot of this run, and with settings a new schedule (lr, minLr, steps, warmup); replied with
+ *   the facts
+ * @typedef {{type: 'crash'}} CrashMessage  test hook: the worker dies of an uncaught error
+ */
+// Worker -> page.
+/**
+ * @typedef {{type: 'reply', id: number, ok: boolean, error?: string, [key: string]: any}} ReplyMessage
+ *   the answer to a message with an id: {ok: true, …result} or {ok: false, error}
+ * @typedef {{type: 'progress', step: Int32Array, loss: Float64Array, stepsDone: number, seconds: number}}
+ *   ProgressMessage  the steps of one chunk: step (n) their indices, loss (n) their batches' losses; seconds of
+ *   training so far (pauses excluded)
+ * @typedef {{type: 'val', step: number, loss: number}} ValMessage
+ *   the validation loss after step steps: at set-up, every evalEvery steps and at the end
+ * @typedef {{type: 'snapshot', step: number, weights: Uint8Array, full: Uint8Array}} SnapshotMessage
+ *   every snapshotEvery steps and at the end: weights only (for scrubbing), and with the AdamW state (for recovery)
+ * @typedef {{type: 'diverged', step: number, loss: number, limit: number}} DivergedMessage
+ *   the loss of step blew up (above limit, or not finite); the run paused itself
+ * @typedef {{type: 'done', stepsDone: number, seconds: number, sample: string}} DoneMessage
+ *   the schedule ended (or stop): the core's end sample
+ * @typedef {{type: 'causality', when: 'init'|'trained', step: number, report: object}} CausalityMessage
+ *   with settings.causality: the core's causality check ({T, causal, nLeaks, leaks, depends}) on the random
+ *   weights at set-up and on the trained ones at the end
+ * @typedef {{type: 'swap', step: number, own: number, swapped: number}} SwapMessage
+ *   with settings.swapCheck, at the end: the validation loss of these weights, and read in the swapped order
+ * @typedef {{type: 'induction', step: number, measurement: object, probe: object}} InductionMessage
+ *   induction task, at every measurement: per-head scores and copy losses, and the probe attention
+ * @typedef {{type: 'failed', error: string}} FailedMessage
+ *   something the worker was doing failed (a chunk of training, a measurement, a bug caught at the top); the
+ *   sentence says what. A failed chunk pauses the run.
+ */
+
+// ---------------------------------------------------------------- the list: type -> required fields
+// a field ending in '?' may be left out; a reply carries the fields of its result besides these
+const TO_WORKER_FIELDS = {
+  init: ['id', 'settings', 'text', 'checkpoint'],
+  start: [],
+  pause: [],
+  stop: [],
+  inspect: ['id', 'text', 'source', 'ablate', 'tie', 'withLoss'],
+  snapshot: ['id', 'withOptimizer'],
+  restore: ['id', 'bytes', 'settings'],
+  crash: [],
+};
+const FROM_WORKER_FIELDS = {
+  reply: ['id', 'ok', 'error?'],
+  progress: ['step', 'loss', 'stepsDone', 'seconds'],
+  val: ['step', 'loss'],
+  snapshot: ['step', 'weights', 'full'],
+  diverged: ['step', 'loss', 'limit'],
+  done: ['stepsDone', 'seconds', 'sample'],
+  causality: ['when', 'step', 'report'],
+  swap: ['step', 'own', 'swapped'],
+  induction: ['step', 'measurement', 'probe'],
+  failed: ['error'],
+};
+
+const names = (fields) => Object.freeze(Object.fromEntries(Object.keys(fields).map((k) => [k, k])));
+
+/** The message types the page sends to a worker. */
+export const TO_WORKER = names(TO_WORKER_FIELDS);
+/** The message types a worker sends to the page. */
+export const FROM_WORKER = names(FROM_WORKER_FIELDS);
+
+// ---------------------------------------------------------------- building and checking messages
+
+/**
+ * What is wrong with a message, by the list above: an unknown type or a missing field.
+ * @param {typeof TO_WORKER | typeof FROM_WORKER} direction
+ * @param {{type: string, [key: string]: any}} msg
+ * @returns {string|null} a sentence (a bug on our side), or null when the message is as listed
+ */
+export function checkMessage(direction, msg) {
+  const table = direction === TO_WORKER ? TO_WORKER_FIELDS : FROM_WORKER_FIELDS;
+  const fields = Object.prototype.hasOwnProperty.call(table, msg?.type) ? table[msg.type] : null;
+  const to = direction === TO_WORKER ? 'to a worker' : 'from a worker';
+  if (!fields) return `unknown message '${msg?.type}' ${to}`;
+  const missing = fields.filter((f) => !f.endsWith('?') && !(f in msg));
+  return missing.length ? `the message '${msg.type}' ${to} lacks ${missing.join(', ')}` : null;
+}
+
+function post(port, direction, type, fields, transfer) {
+  const msg = { type, ...fields };
+  const err = checkMessage(direction, msg);
+  if (err) throw new Error(err);
+  port.postMessage(msg, transfer);
+}
+
+/**
+ * Sends a message to a worker, after checking it against the list (throws on a mismatch: a bug on our side).
+ * @param {Worker} worker
+ * @param {string} type one of TO_WORKER
+ * @param {object} [fields] the message's fields besides type
+ * @param {Transferable[]} [transfer]
+ */
+export function toWorker(worker, type, fields = {}, transfer = []) {
+  post(worker, TO_WORKER, type, fields, transfer);
+}
+
+/**
+ * Sends a message from a worker to the page, after checking it against the list (throws on a mismatch).
+ * @param {{postMessage: (msg: object, transfer: Transferable[]) => void}} scope the worker's global scope
+ * @param {string} type one of FROM_WORKER
+ * @param {object} [fields] the message's fields besides type
+ * @param {Transferable[]} [transfer]
+ */
+export function fromWorker(scope, type, fields = {}, transfer = []) {
+  post(scope, FROM_WORKER, type, fields, transfer);
+}
