@@ -1,29 +1,28 @@
 // One training run in its own Web Worker, with its own wasm instance: the main thread only draws. Loaded as a
 // module worker (new Worker(url, {type: 'module'})), or, on a page with an opaque origin, as a classic blob
 // worker that has imported mha.classic.js and this file bundled (worker.classic.js). No DOM in this file.
-// The messages in and out are listed, with their fields, in protocol.js.
+// The messages in and out are listed, with their fields, in protocol.js. The worker owns two objects of the core:
+// the Run (model, AdamW state, data, validation batches) and, once the page looks inside, an Inspector attached to
+// it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
-  sampleChars: 160,     // characters of the sample at the end of a run
-  sampleTemperature: 0.8,
-  inductionProbes: 64,  // sequences of the task per induction measurement (core/induction_study.hpp)
 };
 
 /** @type {object|null} the Embind module */
 let mod = null;
-/** the run and the inspector (a second session that loads snapshots or follows the run) */
+/** the run, and the inspector that looks inside its model (created at the first look) */
 let run = null;
-let probe = null;
+let inspector = null;
 let settings = null;
-let text = '';
 let status = 'idle';   // idle | running | paused | done
 let seconds = 0;       // training time so far, not counting pauses
 let evalEvery = 10;
 let snapshotEvery = 30;
 let stepsPerChunk = 1;
+let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 
 const loading = createMha().then((m) => { mod = m; });
 
@@ -37,21 +36,13 @@ function reply(id, result, transfer = []) {
 function init(msg) {
   free();
   settings = msg.settings;
-  text = msg.text;
-  run = new mod.Session();
-  const induction = settings.task === 'induction';
-  let facts;
-  if (msg.checkpoint && induction) {
-    // the induction task has no text: set the task up, then load the weights, AdamW state and progress
-    facts = run._init(settings, '');
-    if (facts.ok) facts = run._restore(msg.checkpoint);
-  } else {
-    facts = msg.checkpoint ? run._initFromCheckpoint(msg.checkpoint, settings, text) : run._init(settings, text);
-  }
+  run = new mod.Run();
+  const facts = run._init(settings, msg.text, msg.checkpoint ?? null);
   if (!facts.ok) {
     free();
     return facts;
   }
+  divergenceLimit = facts.divergenceLimit;
   evalEvery = Math.max(1, settings.evalEvery | 0 || 10);
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
   seconds = 0;
@@ -66,21 +57,21 @@ function init(msg) {
 // the validation loss (and, on the induction task, the scores) of the weights now; returns the evaluation
 function measure() {
   const val = run._evaluate();
-  if (val.ok) post(FROM_WORKER.val, { step: run._facts().stepsDone, loss: val.loss });
+  if (val.ok) post(FROM_WORKER.val, { step: run._stepsDone(), loss: val.loss });
   if (settings.task === 'induction') postInduction();
   return val;
 }
 
 function postCausality(when) {
   const report = run._causality();
-  if (report.ok) post(FROM_WORKER.causality, { when, step: run._facts().stepsDone, report }, [report.leaks.buffer, report.depends.buffer]);
+  if (report.ok) post(FROM_WORKER.causality, { when, step: run._stepsDone(), report }, [report.leaks.buffer, report.depends.buffer]);
 }
 
 function postInduction() {
-  const measurement = run._induction(SETTINGS.inductionProbes);
+  const measurement = run._induction();
   const probe = run._probeAttention();
   if (measurement.ok && probe.ok) {
-    post(FROM_WORKER.induction, { step: run._facts().stepsDone, measurement, probe }, [probe.att.buffer]);
+    post(FROM_WORKER.induction, { step: run._stepsDone(), measurement, probe }, [probe.att.buffer]);
   } else {
     post(FROM_WORKER.failed, { error: measurement.error ?? probe.error });
   }
@@ -89,9 +80,9 @@ function postInduction() {
 function free() {
   clearTimeout(timer);
   status = 'idle';
+  inspector?.delete();
   run?.delete();
-  probe?.delete();
-  run = probe = null;
+  run = inspector = null;
 }
 
 function postSnapshot() {
@@ -120,7 +111,7 @@ function loop() {
   post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds });
   if (r.diverged >= 0) {
     status = 'paused';
-    post(FROM_WORKER.diverged, { step: r.step[r.diverged], loss: r.loss[r.diverged], limit: run._facts().divergenceLimit });
+    post(FROM_WORKER.diverged, { step: r.step[r.diverged], loss: r.loss[r.diverged], limit: divergenceLimit });
     return;
   }
   const done = r.step.length === 0 || r.stepsDone >= settings.steps;
@@ -137,53 +128,29 @@ function finish(own) {
   if (settings.causality) postCausality('trained');
   if (settings.swapCheck) {
     const swapped = run._evaluateAs('swapped_order');
-    if (own.ok && swapped.ok) post(FROM_WORKER.swap, { step: run._facts().stepsDone, own: own.loss, swapped: swapped.loss });
+    if (own.ok && swapped.ok) post(FROM_WORKER.swap, { step: run._stepsDone(), own: own.loss, swapped: swapped.loss });
     else post(FROM_WORKER.failed, { error: own.error ?? swapped.error });
   }
-  const s = run._sample('\n', SETTINGS.sampleChars, SETTINGS.sampleTemperature, (settings.seed >>> 0) + 2);
-  post(FROM_WORKER.done, { stepsDone: run._facts().stepsDone, seconds, sample: s.ok ? s.text : '' });
+  const s = run._endSample();
+  post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample: s.ok ? s.text : '' });
 }
 
 // ---------------------------------------------------------------- looking inside
-// the inspector: a second session of the same model, created from the run's weights the first time
-function inspector() {
-  if (probe) return { ok: true };
-  const snap = run._snapshot(false);
-  if (!snap.ok) return snap;
-  probe = new mod.Session();
-  const r = probe._initFromCheckpoint(snap.bytes, { ...settings, steps: Math.max(settings.steps, run._facts().stepsDone) }, text);
-  if (!r.ok) {
-    probe.delete();
-    probe = null;
-  }
-  return r;
-}
-
+// one look: the inspector takes the run's config, vocabulary and validation batches once, then the weights to look
+// at (the run's now, or a snapshot's); the ablation and the tie hold for this look only
 function inspect(msg) {
-  const ready = inspector();
-  if (!ready.ok) return ready;
-  const loaded = msg.source === 'live' ? probe._copyWeightsFrom(run) : probe._restore(msg.source);
+  if (!inspector) {
+    inspector = new mod.Inspector();
+    const attached = inspector._attach(run);
+    if (!attached.ok) {
+      inspector.delete();
+      inspector = null;
+      return attached;
+    }
+  }
+  const loaded = msg.source === 'live' ? inspector._follow(run) : inspector._load(msg.source);
   if (!loaded.ok) return loaded;
-  const result = { ok: true };
-  const modified = (msg.ablate?.length ?? 0) > 0 || !!msg.tie;
-  if (msg.withLoss) {
-    const base = probe._evaluate();
-    if (!base.ok) return base;
-    result.valBase = base.loss;
-  }
-  for (const [l, h] of msg.ablate ?? []) {
-    const r = probe._setHeadEnabled(l, h, false);
-    if (!r.ok) return r;
-  }
-  if (msg.tie) probe._tie(0);
-  if (msg.withLoss) result.valModified = modified ? probe._evaluate().loss : result.valBase;
-  const maps = probe._attention(msg.text);
-  const scores = maps.ok ? probe._scores(msg.text) : maps;
-  probe._enableAllHeads();
-  probe._untie();
-  if (!maps.ok) return maps;
-  if (!scores.ok) return scores;
-  return { ...result, maps, scores };
+  return inspector._look({ text: msg.text, ablate: msg.ablate, tie: !!msg.tie, withLoss: !!msg.withLoss });
 }
 
 // ---------------------------------------------------------------- messages
@@ -233,7 +200,7 @@ async function handle(msg) {
       status = 'paused';
       let r = run._restore(msg.bytes);
       if (r.ok && msg.settings) {
-        r = run._setTrainConfig(msg.settings);
+        r = run._setSchedule(msg.settings);
         if (r.ok) settings = { ...settings, ...msg.settings };
       }
       return reply(msg.id, r);
