@@ -40,6 +40,54 @@ const std::vector<int> kSeq = {1, 4, 9, 2, 7, 7, 3, 10};  // (T=8) a test sequen
 
 }  // namespace
 
+// variant_traits is constexpr: the model's branches can be checked at compile time too
+static_assert(!variant_traits(AttentionVariant::no_wo).has_wo, "no_wo has no output projection");
+static_assert(variant_traits(AttentionVariant::split_input).per_head_proj, "split_input projects per head");
+
+TEST_CASE("variant traits: each variant changes exactly what DESIGN.md section 4 says", "[variants]") {
+    // written out by hand from the list in config.hpp, not read from variant_traits
+    struct Want {
+        AttentionVariant v;
+        bool per_head_proj, split_input, shared_qkv, flat_split, flat_merge, has_wo;
+        HeadOrder order;
+        bool scale_by_d_model;
+    };
+    using V = AttentionVariant;
+    const HeadOrder can = HeadOrder::canonical, sw = HeadOrder::swapped;
+    const Want want[] = {
+        //                      per_head split  shared  flat_s flat_m  W_O    order sqrt(D)
+        {V::canonical,          false, false, false, false, false, true,  can, false},
+        {V::swapped_order,      false, false, false, false, false, true,  sw,  false},
+        {V::no_transpose_split, false, false, false, true,  false, true,  can, false},
+        {V::no_transpose_merge, false, false, false, false, true,  true,  can, false},
+        {V::no_transpose_both,  false, false, false, true,  true,  true,  can, false},
+        {V::scale_sqrt_d,       false, false, false, false, false, true,  can, true},
+        {V::no_wo,              false, false, false, false, false, false, can, false},
+        {V::per_head_proj,      true,  false, false, false, false, true,  can, false},
+        {V::split_input,        true,  true,  false, false, false, true,  can, false},
+        {V::tied_heads,         false, false, true,  false, false, true,  can, false},
+    };
+    REQUIRE(sizeof(want) / sizeof(want[0]) == std::size_t(kNumVariants));
+    for (const Want& w : want) {
+        const VariantTraits t = variant_traits(w.v);
+        INFO(variant_name(w.v));
+        CHECK(t.per_head_proj == w.per_head_proj);
+        CHECK(t.split_input == w.split_input);
+        CHECK(t.shared_qkv == w.shared_qkv);
+        CHECK(t.flat_split == w.flat_split);
+        CHECK(t.flat_merge == w.flat_merge);
+        CHECK(t.has_wo == w.has_wo);
+        CHECK(t.order == w.order);
+        CHECK(t.scale_by_d_model == w.scale_by_d_model);
+        // GQA/MQA is defined for the canonical layer only: validate() says so for every other variant
+        CHECK(t.kv_groups == (w.v == V::canonical));
+        ModelConfig gqa = variant_config(w.v, 16, 4);
+        gqa.n_kv_heads = 2;
+        CHECK(validate(gqa).empty() == t.kv_groups);
+        CHECK(gqa.traits().has_wo == w.has_wo);  // ModelConfig::traits is the same table
+    }
+}
+
 TEST_CASE("every attention variant passes the float64 gradient check", "[variants][gradcheck]") {
     for (int v = 0; v < kNumVariants; ++v) {
         const auto var = static_cast<AttentionVariant>(v);
@@ -92,10 +140,14 @@ TEST_CASE("swapped order is the canonical model with permuted weights", "[varian
     CHECK(diff > 0.0);  // different summation order in W_O: equal as functions, not bit for bit
 }
 
+// The three causality tests below split the variants by their traits: the transpose on both sides, on one side
+// only, or on neither. Each variant lands in exactly one, and each test counts the variants it covered.
 TEST_CASE("causality: the canonical model and the safe variants depend on exactly the past", "[variants][causality]") {
-    for (auto var : {AttentionVariant::canonical, AttentionVariant::swapped_order, AttentionVariant::scale_sqrt_d,
-                     AttentionVariant::no_wo, AttentionVariant::per_head_proj, AttentionVariant::split_input,
-                     AttentionVariant::tied_heads}) {
+    int tested = 0;
+    for (int v = 0; v < kNumVariants; ++v) {
+        const auto var = static_cast<AttentionVariant>(v);
+        if (variant_traits(var).flat_split || variant_traits(var).flat_merge) continue;
+        ++tested;
         Gpt<float> m(variant_config(var, 16, 4, 2, 8));
         randomise(m, 3);
         const CausalityReport r = check_causality(m, kSeq);
@@ -104,10 +156,15 @@ TEST_CASE("causality: the canonical model and the safe variants depend on exactl
         for (int t = 0; t < 8; ++t)
             for (int s = 0; s < 8; ++s) CHECK(bool(r.depends[t * 8 + s]) == (s <= t));
     }
+    CHECK(tested == 7);  // canonical, swapped_order, scale_sqrt_d, no_wo, per_head_proj, split_input, tied_heads
 }
 
 TEST_CASE("causality: a missing transpose on split only or on merge only reads future tokens", "[variants][causality]") {
-    for (auto var : {AttentionVariant::no_transpose_split, AttentionVariant::no_transpose_merge}) {
+    int tested = 0;
+    for (int v = 0; v < kNumVariants; ++v) {
+        const auto var = static_cast<AttentionVariant>(v);
+        if (variant_traits(var).flat_split == variant_traits(var).flat_merge) continue;  // transposed on both or neither
+        ++tested;
         Gpt<float> m(variant_config(var, 16, 4, 2, 8));
         randomise(m, 4);
         const CausalityReport r = check_causality(m, kSeq);
@@ -119,20 +176,29 @@ TEST_CASE("causality: a missing transpose on split only or on merge only reads f
         for (auto [t, s] : r.leaks) first_leaks |= t == 0;
         CHECK(first_leaks);
     }
+    CHECK(tested == 2);  // no_transpose_split, no_transpose_merge
 }
 
 TEST_CASE("causality: a missing transpose on both sides does not leak but attends only within blocks of T/H",
           "[variants][causality]") {
     const int T = 8, H = 4, block = T / H;
-    Gpt<float> m(variant_config(AttentionVariant::no_transpose_both, 16, H, 2, T));
-    randomise(m, 5);
-    const CausalityReport r = check_causality(m, kSeq);
-    CHECK(r.causal());
-    for (int t = 0; t < T; ++t)
-        for (int s = 0; s < T; ++s) {
-            INFO("t=" << t << " s=" << s);
-            CHECK(bool(r.depends[t * T + s]) == (s <= t && s / block == t / block));
-        }
+    int tested = 0;
+    for (int v = 0; v < kNumVariants; ++v) {
+        const auto var = static_cast<AttentionVariant>(v);
+        if (!(variant_traits(var).flat_split && variant_traits(var).flat_merge)) continue;
+        ++tested;
+        Gpt<float> m(variant_config(var, 16, H, 2, T));
+        randomise(m, 5);
+        const CausalityReport r = check_causality(m, kSeq);
+        INFO(variant_name(var));
+        CHECK(r.causal());
+        for (int t = 0; t < T; ++t)
+            for (int s = 0; s < T; ++s) {
+                INFO("t=" << t << " s=" << s);
+                CHECK(bool(r.depends[t * T + s]) == (s <= t && s / block == t / block));
+            }
+    }
+    CHECK(tested == 1);  // no_transpose_both
 }
 
 TEST_CASE("scaling by sqrt(D) instead of sqrt(d_h) gives flatter attention at the same weights", "[variants]") {
@@ -197,6 +263,41 @@ TEST_CASE("parameter counts: split input 3D^2/H + D^2, no W_O removes D^2 + D, t
     CHECK(count(AttentionVariant::split_input) == 3 * D * D / H + D * D + 3 * D + D);  // weights + q,k,v,o biases
     CHECK(count(AttentionVariant::no_wo) == canonical - (D * D + D));
     CHECK(count(AttentionVariant::tied_heads) == 3 * (hs * D + hs) + D * D + D);
+}
+
+TEST_CASE("the parameter table follows the traits: per-head tensors, the shared head, W_O or none", "[variants]") {
+    const int D = 32, H = 4, hs = D / H;
+    for (int v = 0; v < kNumVariants; ++v) {
+        const auto var = static_cast<AttentionVariant>(v);
+        const VariantTraits t = variant_traits(var);
+        INFO(variant_name(var));
+        const Gpt<float> m(variant_config(var, D, H, 1, 8));
+        auto has = [&](const std::string& name) {
+            for (const auto& s : m.tensors())
+                if (s.name == name) return true;
+            return false;
+        };
+        const std::string b = "blocks.0.attn.";
+        CHECK(has(b + "o.weight") == t.has_wo);
+        CHECK(has(b + "o.bias") == t.has_wo);
+        // per role: rows of the projection (all heads, or the one shared head) and K, the width of its input
+        const int rows = t.shared_qkv ? hs : D, K = t.split_input ? hs : D;
+        for (const std::string role : {"q", "k", "v"}) {
+            CHECK(has(b + role + ".weight") == !t.per_head_proj);
+            CHECK(has(b + role + ".0.weight") == t.per_head_proj);
+            if (t.per_head_proj) {
+                for (int h = 0; h < H; ++h) {
+                    CHECK(m.spec(b + role + "." + std::to_string(h) + ".weight").shape == std::vector<int>{hs, K});
+                    CHECK(m.spec(b + role + "." + std::to_string(h) + ".bias").shape == std::vector<int>{hs});
+                }
+            } else {
+                CHECK(m.spec(b + role + ".weight").shape == std::vector<int>{rows, D});
+                CHECK(m.spec(b + role + ".bias").shape == std::vector<int>{rows});
+            }
+        }
+        // the count: Q, K, V (rows,K) + (rows) each, and W_O (D,D) + (D) if there is one
+        CHECK(attention_params(m) == 3 * (rows * K + rows) + (t.has_wo ? D * D + D : 0));
+    }
 }
 
 TEST_CASE("tied heads equal one head of size d_h whose output projection sums W_O's head blocks", "[variants]") {

@@ -43,7 +43,7 @@ std::string validate(const ModelConfig& c) {
     if (kv < 1 || kv > c.n_heads || c.n_heads % kv != 0)
         return "H = " + std::to_string(c.n_heads) + " is not divisible by the number of key/value heads H_kv = " +
                std::to_string(kv) + ": every group of query heads must share one key/value head.";
-    if (c.variant != AttentionVariant::canonical && kv != c.n_heads)
+    if (!c.traits().kv_groups && kv != c.n_heads)
         return std::string("the attention variant '") + variant_name(c.variant) +
                "' is defined for plain multi-head attention: set H_kv = H.";
     return "";

@@ -37,6 +37,49 @@ enum class AttentionVariant {
 };
 constexpr int kNumVariants = 10;
 
+// What a variant changes, trait by trait: the model, the parameter table and tie_heads read these and never
+// compare variants. The canonical layer is the default of every field.
+struct VariantTraits {
+    // H separate projections per role, tensors attn.q.h.weight (hs,K): stacked they are the fused (D,K) weight
+    bool per_head_proj = false;
+    // the input (B,T,D) is cut into H slices (H,B*T,hs) before the per-head projections, so K = hs, not D:
+    // head h never sees the other channels of x (implies per_head_proj)
+    bool split_input = false;
+    // one (hs,D) projection per role, its (B,T,hs) output copied to every head: H identical heads
+    bool shared_qkv = false;
+    // split without transpose(1,2): the (B,T,D) projection read as (B,H,T,hs); positions mix across heads
+    bool flat_split = false;
+    // merge without transpose(1,2): the (B,H,T,hs) head outputs read as (B,T,D)
+    bool flat_merge = false;
+    // an output projection W_O (D,D) + b_O (D); without it the merged heads go straight to the residual stream
+    bool has_wo = true;
+    // how split and merge cut D into heads: view(B,T,H,hs) or the swapped view(B,T,hs,H)
+    HeadOrder order = HeadOrder::canonical;
+    // scores / sqrt(D) instead of / sqrt(hs): logits sqrt(H) times too small
+    bool scale_by_d_model = false;
+    // H_kv < H (GQA, MQA) allowed: the variants are lessons about plain multi-head attention, so only canonical
+    bool kv_groups = true;
+};
+
+// the one place that says what each variant is (the list above, as traits)
+constexpr VariantTraits variant_traits(AttentionVariant v) {
+    VariantTraits t;
+    t.kv_groups = v == AttentionVariant::canonical;
+    switch (v) {
+        case AttentionVariant::canonical: break;
+        case AttentionVariant::swapped_order: t.order = HeadOrder::swapped; break;
+        case AttentionVariant::no_transpose_split: t.flat_split = true; break;
+        case AttentionVariant::no_transpose_merge: t.flat_merge = true; break;
+        case AttentionVariant::no_transpose_both: t.flat_split = t.flat_merge = true; break;
+        case AttentionVariant::scale_sqrt_d: t.scale_by_d_model = true; break;
+        case AttentionVariant::no_wo: t.has_wo = false; break;
+        case AttentionVariant::per_head_proj: t.per_head_proj = true; break;
+        case AttentionVariant::split_input: t.per_head_proj = t.split_input = true; break;
+        case AttentionVariant::tied_heads: t.shared_qkv = true; break;
+    }
+    return t;
+}
+
 // "canonical", "swapped_order", ... (the names used in config JSON, checkpoints, the page and the CLI)
 const char* variant_name(AttentionVariant v);
 // false if name is not one of them
@@ -63,6 +106,7 @@ struct ModelConfig {
 
     int kv_heads() const { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
     int head_dim() const { return d_model / n_heads; }
+    VariantTraits traits() const { return variant_traits(variant); }
 };
 
 // the same model: every size equal (H_kv compared as kv_heads(), so 0 and H are the same), the same variant

@@ -11,14 +11,10 @@
 
 namespace mha {
 
-// the head order of split and merge (the swapped view(B,T,hs,H) or the canonical one)
-static HeadOrder variant_order(AttentionVariant v) {
-    return v == AttentionVariant::swapped_order ? HeadOrder::swapped : HeadOrder::canonical;
-}
-
 // ---------------------------------------------------------------- the parameter table
 std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
     const int V = c.vocab_size, D = c.d_model, Dkv = c.kv_heads() * c.head_dim(), F = 4 * c.d_model;
+    const VariantTraits var = c.traits();
     std::vector<TensorSpec> t;
     auto add = [&](std::string name, std::vector<int> shape, bool decay) {
         TensorSpec s{std::move(name), std::move(shape), 0, 1, decay};
@@ -33,33 +29,30 @@ std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
         add(b + "ln1.weight", {D}, false);
         add(b + "ln1.bias", {D}, false);
         const int hs = c.head_dim(), H = c.n_heads;
-        switch (c.variant) {
-            case AttentionVariant::per_head_proj:  // H separate (hs,D) projections per role
-            case AttentionVariant::split_input:    // H separate (hs,hs) projections of the input's slices
-                for (const char* role : {"q", "k", "v"}) {
-                    const int K = c.variant == AttentionVariant::split_input ? hs : D;
-                    // all weights of a role, then all its biases: stacked they are one (H*hs, K) matrix and one
-                    // (H*hs) vector, the very memory of the fused projection
-                    for (int h = 0; h < H; ++h)
-                        add(b + "attn." + role + "." + std::to_string(h) + ".weight", {hs, K}, true);
-                    for (int h = 0; h < H; ++h) add(b + "attn." + role + "." + std::to_string(h) + ".bias", {hs}, false);
-                }
-                break;
-            case AttentionVariant::tied_heads:  // one (hs,D) projection per role, shared by every head
-                for (const char* role : {"q", "k", "v"}) {
-                    add(b + "attn." + role + ".weight", {hs, D}, true);
-                    add(b + "attn." + role + ".bias", {hs}, false);
-                }
-                break;
-            default:
-                add(b + "attn.q.weight", {D, D}, true);
-                add(b + "attn.q.bias", {D}, false);
-                add(b + "attn.k.weight", {Dkv, D}, true);
-                add(b + "attn.k.bias", {Dkv}, false);
-                add(b + "attn.v.weight", {Dkv, D}, true);
-                add(b + "attn.v.bias", {Dkv}, false);
+        if (var.per_head_proj) {
+            // H separate (hs,K) projections per role: of the whole input (K = D) or of its slice (K = hs)
+            const int K = var.split_input ? hs : D;
+            for (const char* role : {"q", "k", "v"}) {
+                // all weights of a role, then all its biases: stacked they are one (H*hs, K) matrix and one
+                // (H*hs) vector, the very memory of the fused projection
+                for (int h = 0; h < H; ++h)
+                    add(b + "attn." + role + "." + std::to_string(h) + ".weight", {hs, K}, true);
+                for (int h = 0; h < H; ++h) add(b + "attn." + role + "." + std::to_string(h) + ".bias", {hs}, false);
+            }
+        } else if (var.shared_qkv) {
+            for (const char* role : {"q", "k", "v"}) {  // one (hs,D) projection per role, shared by every head
+                add(b + "attn." + role + ".weight", {hs, D}, true);
+                add(b + "attn." + role + ".bias", {hs}, false);
+            }
+        } else {
+            add(b + "attn.q.weight", {D, D}, true);
+            add(b + "attn.q.bias", {D}, false);
+            add(b + "attn.k.weight", {Dkv, D}, true);
+            add(b + "attn.k.bias", {Dkv}, false);
+            add(b + "attn.v.weight", {Dkv, D}, true);
+            add(b + "attn.v.bias", {Dkv}, false);
         }
-        if (c.variant != AttentionVariant::no_wo) {
+        if (var.has_wo) {
             add(b + "attn.o.weight", {D, D}, true);
             add(b + "attn.o.bias", {D}, false);
         }
@@ -117,23 +110,22 @@ template <class S>
 void tie_heads(Gpt<S>& model, int layer, int source_head) {
     const ModelConfig& c = model.config();
     MHA_CHECK(layer >= 0 && layer < c.n_layers && source_head >= 0 && source_head < c.n_heads, "no such layer or head");
-    const AttentionVariant var = c.variant;
-    if (var == AttentionVariant::tied_heads) return;  // already one set of weights for all heads
-    if (var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both ||
-        var == AttentionVariant::no_transpose_merge)
+    const VariantTraits var = c.traits();
+    if (var.shared_qkv) return;  // already one set of weights for all heads
+    if (var.flat_split || var.flat_merge)
         throw Error("tying heads is not defined for a model without the transpose: its 'heads' are not channel groups");
     const int D = c.d_model, hs = c.head_dim(), H = c.n_heads, Hkv = c.kv_heads();
-    const bool per_head = var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input;
-    const int K = var == AttentionVariant::split_input ? hs : D;  // length of one weight row
-    const HeadOrder order = variant_order(var);
+    const int K = var.split_input ? hs : D;  // length of one weight row
+    const char* first = var.per_head_proj ? ".0." : ".";  // per-head tensors: head 0's, the rest follow in memory
     const std::string b = "blocks." + std::to_string(layer) + ".attn.";
     // every head's rows := the source head's rows, in a (heads*hs, K) weight and its (heads*hs) bias
     auto copy_rows = [&](const char* role, int heads, int src) {
-        S* w = model.param(b + role + (per_head ? ".0.weight" : ".weight"));
-        S* bias = model.param(b + role + (per_head ? ".0.bias" : ".bias"));
+        S* w = model.param(b + role + first + "weight");
+        S* bias = model.param(b + role + first + "bias");
         for (int h = 0; h < heads; ++h)
             for (int i = 0; i < hs; ++i) {
-                const int from = head_channel(src, i, heads, hs, order), to = head_channel(h, i, heads, hs, order);
+                const int from = head_channel(src, i, heads, hs, var.order);
+                const int to = head_channel(h, i, heads, hs, var.order);
                 if (from == to) continue;
                 std::copy(w + std::size_t(from) * K, w + std::size_t(from + 1) * K, w + std::size_t(to) * K);
                 bias[to] = bias[from];
@@ -164,14 +156,14 @@ typename Gpt<S>::Params Gpt<S>::param_views(S* base) const {
         BlockParams bp{};
         bp.ln1w = at(b + "ln1.weight"), bp.ln1b = at(b + "ln1.bias");
         // per-head variants: the first head's tensor; the others follow it in memory (see parameter_table)
-        const bool per_head = cfg_.variant == AttentionVariant::per_head_proj || cfg_.variant == AttentionVariant::split_input;
+        const bool per_head = cfg_.traits().per_head_proj;
         auto role = [&](const char* r, const char* kind) {
             return at(b + "attn." + r + (per_head ? ".0." : ".") + kind);
         };
         bp.qw = role("q", "weight"), bp.qb = role("q", "bias");
         bp.kw = role("k", "weight"), bp.kb = role("k", "bias");
         bp.vw = role("v", "weight"), bp.vb = role("v", "bias");
-        if (cfg_.variant != AttentionVariant::no_wo) bp.ow = at(b + "attn.o.weight"), bp.ob = at(b + "attn.o.bias");
+        if (cfg_.traits().has_wo) bp.ow = at(b + "attn.o.weight"), bp.ob = at(b + "attn.o.bias");
         if (cfg_.mlp) {
             bp.ln2w = at(b + "ln2.weight"), bp.ln2b = at(b + "ln2.bias");
             bp.fcw = at(b + "mlp.fc.weight"), bp.fcb = at(b + "mlp.fc.bias");
@@ -205,7 +197,7 @@ std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
         b.qh = take(BT * D), b.kh = take(BT * Dkv), b.vh = take(BT * Dkv);
         b.att = take(std::size_t(B) * H * T * T);
         b.yh = take(BT * D), b.atty = take(BT * D), b.attproj = take(BT * D), b.res1 = take(BT * D);
-        if (cfg_.variant == AttentionVariant::split_input) b.xh = take(BT * D);
+        if (cfg_.traits().split_input) b.xh = take(BT * D);
         if (cfg_.mlp) {
             b.ln2 = take(BT * D), b.ln2_mean = take(BT), b.ln2_rstd = take(BT);
             b.fch = take(BT * F), b.fch_gelu = take(BT * F), b.fcproj = take(BT * D), b.res2 = take(BT * D);
@@ -248,21 +240,21 @@ const S* Gpt<S>::attention(int layer) const {
 // ---------------------------------------------------------------- the attention variants' pieces
 template <class S>
 S Gpt<S>::attention_scale() const {
-    const int n = cfg_.variant == AttentionVariant::scale_sqrt_d ? cfg_.d_model : cfg_.head_dim();
+    const int n = cfg_.traits().scale_by_d_model ? cfg_.d_model : cfg_.head_dim();
     return S(1) / std::sqrt(S(n));
 }
 
 // ln1 (B,T,D) -> qh, kh (B,H,T,hs) and vh, the way the variant projects and splits
 template <class S>
 void Gpt<S>::project_heads_forward(const BlockParams& w, BlockActs& b, int B, int T) {
-    const AttentionVariant var = cfg_.variant;
+    const VariantTraits var = cfg_.traits();
     const int D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads(), hs = cfg_.head_dim(), Dkv = Hkv * hs, BT = B * T;
     S* heads[3] = {b.qh, b.kh, b.vh};
     S* tmp[3] = {b.q, b.k, b.v};
     const S* W[3] = {w.qw, w.kw, w.vw};
     const S* bias[3] = {w.qb, w.kb, w.vb};
-    if (var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input) {
-        const bool split = var == AttentionVariant::split_input;
+    if (var.per_head_proj) {
+        const bool split = var.split_input;
         const int K = split ? hs : D;
         if (split) split_input_heads(b.xh, b.ln1, BT, H, hs);  // (H,BT,hs)
         for (int r = 0; r < 3; ++r) {
@@ -271,18 +263,19 @@ void Gpt<S>::project_heads_forward(const BlockParams& w, BlockActs& b, int B, in
                                W[r] + std::size_t(h) * hs * K, bias[r] + h * hs, BT, K, hs);
             head_major_to_heads(heads[r], tmp[r], B, H, T, hs);
         }
-    } else if (var == AttentionVariant::tied_heads) {
+    } else if (var.shared_qkv) {
         for (int r = 0; r < 3; ++r) {
             linear_forward(tmp[r], b.ln1, W[r], bias[r], BT, D, hs);  // (BT,hs), once for all heads
             broadcast_heads(heads[r], tmp[r], B, H, T, hs);
         }
     } else {
-        const bool flat = var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both;
         for (int r = 0; r < 3; ++r) {
             const int n_heads = r == 0 ? H : Hkv, width = r == 0 ? D : Dkv;
             linear_forward(tmp[r], b.ln1, W[r], bias[r], BT, D, width);
-            if (flat) reinterpret_forward(heads[r], tmp[r], std::size_t(BT) * width);  // view(B,H,T,hs): the bug
-            else split_heads(heads[r], tmp[r], B, T, n_heads, hs, variant_order(var));
+            if (var.flat_split)
+                reinterpret_forward(heads[r], tmp[r], std::size_t(BT) * width);  // view(B,H,T,hs): the bug
+            else
+                split_heads(heads[r], tmp[r], B, T, n_heads, hs, var.order);
         }
     }
 }
@@ -290,15 +283,15 @@ void Gpt<S>::project_heads_forward(const BlockParams& w, BlockActs& b, int B, in
 template <class S>
 void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B,
                                     int T) {
-    const AttentionVariant var = cfg_.variant;
+    const VariantTraits var = cfg_.traits();
     const int D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads(), hs = cfg_.head_dim(), Dkv = Hkv * hs, BT = B * T;
     const S* dheads[3] = {db.qh, db.kh, db.vh};
     S* dtmp[3] = {db.q, db.k, db.v};
     const S* W[3] = {w.qw, w.kw, w.vw};
     S* dW[3] = {gw.qw, gw.kw, gw.vw};
     S* dbias[3] = {gw.qb, gw.kb, gw.vb};
-    if (var == AttentionVariant::per_head_proj || var == AttentionVariant::split_input) {
-        const bool split = var == AttentionVariant::split_input;
+    if (var.per_head_proj) {
+        const bool split = var.split_input;
         const int K = split ? hs : D;
         for (int r = 0; r < 3; ++r) {
             head_major_to_heads_backward(dtmp[r], dheads[r], B, H, T, hs);
@@ -309,17 +302,18 @@ void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const
             }
         }
         if (split) split_input_heads_backward(db.ln1, db.xh, BT, H, hs);
-    } else if (var == AttentionVariant::tied_heads) {
+    } else if (var.shared_qkv) {
         for (int r = 0; r < 3; ++r) {
             broadcast_heads_backward(dtmp[r], dheads[r], B, H, T, hs);  // every head's gradient reaches the shared one
             linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, hs);
         }
     } else {
-        const bool flat = var == AttentionVariant::no_transpose_split || var == AttentionVariant::no_transpose_both;
         for (int r = 0; r < 3; ++r) {
             const int n_heads = r == 0 ? H : Hkv, width = r == 0 ? D : Dkv;
-            if (flat) reinterpret_backward(dtmp[r], dheads[r], std::size_t(BT) * width);
-            else split_heads_backward(dtmp[r], dheads[r], B, T, n_heads, hs, variant_order(var));
+            if (var.flat_split)
+                reinterpret_backward(dtmp[r], dheads[r], std::size_t(BT) * width);
+            else
+                split_heads_backward(dtmp[r], dheads[r], B, T, n_heads, hs, var.order);
             linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, width);
         }
     }
@@ -328,27 +322,27 @@ void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const
 // yh (B,H,T,hs) -> atty (B,T,D) (the merge) -> attproj (B,T,D) (W_O, or a copy when the variant has none)
 template <class S>
 void Gpt<S>::combine_heads_forward(const BlockParams& w, BlockActs& b, int B, int T) {
-    const AttentionVariant var = cfg_.variant;
+    const VariantTraits var = cfg_.traits();
     const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
-    if (var == AttentionVariant::no_transpose_merge || var == AttentionVariant::no_transpose_both)
+    if (var.flat_merge)
         reinterpret_forward(b.atty, b.yh, std::size_t(BT) * D);  // view(B,T,D) without transpose(1,2): the bug
     else
-        merge_heads(b.atty, b.yh, B, T, H, hs, variant_order(var));
-    if (var == AttentionVariant::no_wo) std::copy(b.atty, b.atty + std::size_t(BT) * D, b.attproj);
-    else linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
+        merge_heads(b.atty, b.yh, B, T, H, hs, var.order);
+    if (var.has_wo) linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
+    else std::copy(b.atty, b.atty + std::size_t(BT) * D, b.attproj);
 }
 
 template <class S>
 void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B,
                                     int T) {
-    const AttentionVariant var = cfg_.variant;
+    const VariantTraits var = cfg_.traits();
     const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
-    if (var == AttentionVariant::no_wo) reinterpret_backward(db.atty, db.attproj, std::size_t(BT) * D);
-    else linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
-    if (var == AttentionVariant::no_transpose_merge || var == AttentionVariant::no_transpose_both)
+    if (var.has_wo) linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
+    else reinterpret_backward(db.atty, db.attproj, std::size_t(BT) * D);
+    if (var.flat_merge)
         reinterpret_backward(db.yh, db.atty, std::size_t(BT) * D);
     else
-        merge_heads_backward(db.yh, db.atty, B, T, H, hs, variant_order(var));
+        merge_heads_backward(db.yh, db.atty, B, T, H, hs, var.order);
 }
 
 // ---------------------------------------------------------------- forward
