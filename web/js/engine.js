@@ -1,15 +1,12 @@
 // The WebAssembly core behind the page: loads the module once and wraps its `_`-prefixed Embind functions
-// in camelCase functions. Arguments are checked here, before they cross into wasm, so a bad value becomes
-// { ok: false, error } with a sentence, never a TypeError from Embind. The core checks the limits
-// (D ≤ 1024, H ≤ 64, D divisible by H) and words its own messages; we pass those through unchanged.
-// No DOM in this file.
+// in camelCase functions. Arguments are checked here only as far as Embind needs (a whole number that fits its
+// 32-bit int, a string), so a bad value becomes { ok: false, error } with a sentence, never a TypeError from
+// Embind. The core checks the limits (constants().limits) and D divisible by H, and words its own messages; we
+// pass those through unchanged. No DOM in this file.
 import createMha from '../mha.js';
 
 /** The two ways of cutting D channels into heads: view(B,T,H,d_h) and view(B,T,d_h,H). */
 export const ORDERS = Object.freeze(['canonical', 'swapped']);
-
-const INT32_MAX = 2147483647;
-const SEED_MAX = 4294967295;
 
 /** @type {Promise<object> | null} */
 let loading = null;
@@ -42,9 +39,10 @@ function notLoaded() {
   return mod ? null : 'The WebAssembly module is not loaded yet.';
 }
 
+// Embind passes an int argument as a 32-bit integer: a larger whole number would arrive wrapped around
 function checkInt(value, name) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be a whole number.`;
-  if (value < -INT32_MAX - 1 || value > INT32_MAX) return `${name} = ${value} is far too large.`;
+  if ((value | 0) !== value) return `${name} = ${value} is far too large.`;
   return null;
 }
 
@@ -74,10 +72,11 @@ export function headLayout(D, H, order) {
 
 /**
  * One causal attention layer with seeded random weights, run over the words of a sentence.
- * @param {string} text split into words and punctuation, at most 48 tokens (the rest is dropped)
+ * @param {string} text split into words and punctuation, at most constants().limits.demoMaxTokens tokens (the rest
+ *   is dropped)
  * @param {number} D embedding size
  * @param {number} H number of heads
- * @param {number} seed whole number 0 … 2^32−1
+ * @param {number} seed whole number 0 … constants().limits.maxSeed
  * @param {'canonical'|'swapped'} order
  * @returns {{ok: true, tokens: string[], nHeads: number, T: number, att: Float32Array}
  *         | {ok: false, error: string}}
@@ -87,8 +86,9 @@ export function headLayout(D, H, order) {
 export function attentionDemo(text, D, H, seed, order) {
   let err = notLoaded() ?? (typeof text === 'string' ? null : 'The text must be a string.');
   err = err ?? checkInt(D, 'D') ?? checkInt(H, 'H') ?? checkOrder(order);
-  if (!err && (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > SEED_MAX))
-    err = `The seed must be a whole number from 0 to ${SEED_MAX}.`;
+  const maxSeed = mod ? constants().limits.maxSeed : 0;  // not loaded: err says so already
+  if (!err && (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > maxSeed))
+    err = `The seed must be a whole number from 0 to ${maxSeed}.`;
   if (err) return fail(err);
   return mod._attentionDemo(text, D, H, seed, order);
 }
@@ -167,13 +167,56 @@ export function workedExample(input) {
   return mod._workedExample(input);
 }
 
+// ---------------------------------------------------------------- the core's rules: constants, run settings
+
 /**
- * Constants of the core the page states: head-label thresholds, the blow-up rule, the text limit.
- * @returns {{inductionThreshold: number, previousThreshold: number, firstThreshold: number, broadThreshold: number,
- *            divergenceFactor: number, maxTextBytes: number, evalBatches: number, maxSampleChars: number}}
+ * @typedef {{dModel: number, nHeads: number, nKvHeads: number, nLayers: number, context: number, mlp: boolean,
+ *            variant: string, task: string, vocab: number, segMin: number, segMax: number, batch: number,
+ *            steps: number, warmup: number, lr: number, minLr: number, clip: number, weightDecay: number,
+ *            seed: number, evalBatches: number}} RunSettings  a run's settings as the core takes them; keys left
+ *   out take the core's defaults, other keys (the worker's evalEvery, snapshotEvery, causality, swapCheck) are ignored
+ * @typedef {{
+ *   limits: {maxDModel: number, maxHeads: number, maxLayers: number, maxSeqLen: number, maxVocab: number,
+ *            maxBatch: number, maxSteps: number, maxChunk: number, maxEvalBatches: number, maxLr: number,
+ *            maxSeed: number, maxSampleChars: number, maxTextBytes: number, valFraction: number,
+ *            demoMaxTokens: number},
+ *   thresholds: {induction: number, previous: number, first: number, broad: number},
+ *   divergenceFactor: number,
+ *   variants: string[],
+ *   tasks: string[],
+ *   inductionSettings: Record<string, {context: number, segMin: number, segMax: number, batch: number, steps: number}>,
+ *   induction: {lr: number, warmup: number, vocab: number, probes: number},
+ *   endSample: {chars: number, temperature: number},
+ *   evalBatches: number,
+ *   defaults: RunSettings}} CoreConstants
+ *   limits: what the core accepts (maxTextBytes: UTF-8 bytes of a training text, of which the last valFraction is
+ *   held out; demoMaxTokens: the words attentionDemo reads); thresholds: the head labels' (an entropy ≥ broad × the
+ *   uniform maximum is broad); divergenceFactor: a step whose loss is above it × ln V blew up; variants: the
+ *   attention variants, 'canonical' first, in the core's (the lesson's) order; inductionSettings: the induction
+ *   lab's settings of its task ('short', 'long') with the steps each needs; induction: that lab's schedule and task;
+ *   defaults: a full run settings object
+ */
+
+/**
+ * The core's constants: its limits, lists, tables, thresholds and defaults, for the page to build its forms and
+ * sentences from instead of copying them. Call after loadEngine().
+ * @returns {CoreConstants}
  */
 export function constants() {
   cachedConstants ??= mod._constants();  // fixed for the module's life: read through Embind once
   return cachedConstants;
 }
 let cachedConstants = null;
+
+/**
+ * The core's verdict on a run's settings without building the run (no text, no checkpoint): whole numbers,
+ * ranges, D divisible by H (naming the nearest H that is), a segment that fits the context, …. Check a form with
+ * it before starting workers.
+ * @param {Partial<RunSettings>} settings
+ * @returns {{ok: true} | {ok: false, error: string}}
+ */
+export function checkRun(settings) {
+  const err = notLoaded() ?? (settings && typeof settings === 'object' ? null : 'The settings must be an object.');
+  if (err) return fail(err);
+  return mod._checkRun(settings);
+}

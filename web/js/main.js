@@ -1,8 +1,8 @@
-// Wiring: loads the core, reads the settings from the URL, binds the controls of the reshape and attention panels,
-// sets up the other panels (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1
-// drops the page chrome, hide=… removes controls, and a framed page reports its height to the parent with
-// postMessage.
-import { attentionDemo, attentionParams, headLayout, loadEngine, ORDERS } from './engine.js';
+// Wiring: lays the page out from the URL, loads the core, completes the settings table from the core's constants,
+// reads the settings from the URL, binds the controls of the reshape and attention panels, sets up the other panels
+// (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page chrome,
+// hide=… removes controls, and a framed page reports its height to the parent with postMessage.
+import { attentionDemo, attentionParams, constants, headLayout, loadEngine, ORDERS } from './engine.js';
 import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
 import { setupInduction } from './panels/induction.js';
@@ -10,7 +10,7 @@ import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './runs.js';
-import { defaultState, HIDEABLE, PROPS, readHash, writeHash } from './state.js';
+import { completeProps, defaultState, HIDEABLE, propRange, props, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
@@ -50,6 +50,16 @@ function showError(node, message) {
 /** @type {import('./state.js').State} */
 let state;
 
+// the boxes of the reshape and attention panels take their bounds from the settings table, as numberFields does
+// for the other panels
+function showBounds() {
+  for (const [input, name] of [[ui.D, 'D'], [ui.H, 'H'], [ui.seed, 'seed']]) {
+    const { min, max } = propRange(name);
+    input.min = String(min);
+    input.max = String(max);
+  }
+}
+
 function showState() {
   ui.D.value = Number.isFinite(state.D) ? String(state.D) : '';
   ui.H.value = Number.isFinite(state.H) ? String(state.H) : '';
@@ -64,7 +74,7 @@ function showNotice(rejected) {
     ui.notice.hidden = true;
     return;
   }
-  const defaults = Object.fromEntries(PROPS.map((p) => [p.name, Array.isArray(p.default) ? p.default.join(',') : p.default]));
+  const defaults = Object.fromEntries(props().map((p) => [p.name, Array.isArray(p.default) ? p.default.join(',') : p.default]));
   const parts = rejected.map((r) => (r.name in defaults
     ? `${r.name}=“${clip(r.value)}” (${r.reason}; using ${clip(String(defaults[r.name]))})`
     : `“${clip(r.name)}” (${r.reason})`));
@@ -102,16 +112,18 @@ function render() {
     const demo = attentionDemo(text, D, H, seed, order);
     showError(ui.attentionError, demo.ok ? '' : demo.error);
     ui.seed.setAttribute('aria-invalid', String(!demo.ok && /seed/i.test(demo.error)));
-    ui.tokens.textContent = demo.ok ? `${demo.T} word${demo.T === 1 ? '' : 's'}${demo.T >= 48 ? ', the most it reads' : ''}` : '';
+    const most = demo.ok && demo.T >= constants().limits.demoMaxTokens ? ', the most it reads' : '';
+    ui.tokens.textContent = demo.ok ? `${demo.T} word${demo.T === 1 ? '' : 's'}${most}` : '';
     views.attention.update(demo.ok ? demo : null);
   }
 
   save();
 }
 
-// which panels are shown: all of them, or one (the sizes card goes with the reshape and attention panels)
-function showPanels() {
-  const { panel } = state;
+// which panels are shown: all of them, or one (the sizes card goes with the reshape and attention panels); layout:
+// the settings, or before the core has loaded, readLayout's
+function showPanels(layout = state) {
+  const { panel } = layout;
   for (const b of ui.panels) b.setAttribute('aria-pressed', String(b.dataset.panel === panel));
   const on = (name) => panel === 'all' || panel === name;
   ui.reshapePanel.hidden = !on('reshape');
@@ -126,13 +138,13 @@ function showPanels() {
   ui.insidePanel.hidden = !on('inside');
   if (!ui.insidePanel.hidden) panels.inside?.onShow();
   ui.paramsPanel.hidden = !on('params');
-  document.documentElement.classList.toggle('embed', state.embed === '1');
+  document.documentElement.classList.toggle('embed', layout.embed === '1');
   // hide=…: one CSS rule per hideable control, so controls that views create later are hidden too
   if (!document.getElementById('hide-rules')) {
     const rules = HIDEABLE.map((n) => `html[data-hide~="${n}"] [data-control="${n}"] { display: none !important; }`);
     document.head.append(Object.assign(document.createElement('style'), { id: 'hide-rules', textContent: rules.join('\n') }));
   }
-  document.documentElement.dataset.hide = state.hide.join(' ');
+  document.documentElement.dataset.hide = layout.hide.join(' ');
 }
 
 // the URL hash follows the settings (replaceState: no history entry per keystroke), at most once per frame
@@ -176,7 +188,7 @@ function bindControls() {
   for (const r of ui.order) r.addEventListener('change', () => { state.order = r.value; scheduleRender(); });
   for (const b of ui.panels) b.addEventListener('click', () => { state.panel = b.dataset.panel; render(); });
   ui.nextSeed.addEventListener('click', () => {
-    state.seed = Number.isInteger(state.seed) ? (state.seed + 1) % 4294967296 : 1;
+    state.seed = Number.isInteger(state.seed) ? (state.seed + 1) % (propRange('seed').max + 1) : 1;
     ui.seed.value = String(state.seed);
     render();
   });
@@ -198,7 +210,7 @@ function bindControls() {
 const app = {
   get state() { return state; },
   save: () => save(),
-  defaults: defaultState(),
+  get defaults() { return defaultState(); },
   readable,
   runs: new Map(),
   runsChanged: (e) => {
@@ -228,13 +240,8 @@ globalThis.mhaDebug = {
 };
 
 async function start() {
-  const parsed = readHash(location.hash, location.search);
-  state = parsed.state;
-  showState();
-  showNotice(parsed.rejected);
-  showPanels();
+  showPanels(readLayout(location.hash, location.search));
   reportHeight();
-  bindControls();
   try {
     const { simdArch } = await loadEngine();
     ui.simdArch.textContent = simdArch;
@@ -246,6 +253,14 @@ async function start() {
     ui.loadStatus.classList.add('alert');
     return;
   }
+  // the settings' bounds, lists and defaults are partly the core's: the URL is read once they are known
+  completeProps(constants());
+  const parsed = readHash(location.hash, location.search);
+  state = parsed.state;
+  showBounds();
+  showState();
+  showNotice(parsed.rejected);
+  bindControls();
   panels.worked = setupWorked(app);
   panels.heads = setupHeads(app);
   panels.break = setupBreak(app);

@@ -1,8 +1,11 @@
 // All the page's settings in one table (PROPS), and their round trip through the URL hash:
 //   #panel=heads&steps=200&lr=0.003&heads=1,4,8&hide=corpus,lr
 // A link reproduces what the sender saw. Values that make no sense (D=abc, order=sideways) fall back to
-// their defaults, and readHash() names them so the page can say so. Limits mirror the core's (config.hpp);
-// the core still checks everything it is given. No DOM in this file.
+// their defaults, and readHash() names them so the page can say so. The table is completed from the core's
+// constants (engine.js constants()) once the core has loaded: the core's limits, its variant list, the induction
+// lab's settings and the run defaults come from there. Numbers written here are the page's own choices (a
+// narrower range that a tab trains in reasonable time, the demo's defaults), marked "page". The core still checks
+// everything it is given. No DOM in this file.
 
 /**
  * @typedef {{name: string, type: 'int', default: number, min: number, max: number, help: string}
@@ -16,95 +19,153 @@
  * @typedef {Record<string, number|string|number[]|string[]>} State  one value per PROPS entry, by name
  * @typedef {{name: string, value: string, reason: string}} Rejected  one URL entry that was not used
  */
-
 const IDENTITY4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /** The panels, in page order; 'all' shows every one. */
 export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'heads', 'break', 'inside', 'induction', 'params']);
-
-/** The attention variants of "Break it" besides canonical (core/config.hpp, AttentionVariant), in lesson order. */
-export const VARIANTS = Object.freeze(['swapped_order', 'no_transpose_split', 'no_transpose_merge', 'no_transpose_both',
-  'scale_sqrt_d', 'no_wo', 'per_head_proj', 'split_input', 'tied_heads']);
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
   'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
   'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
-// The induction lab's two settings of its task (prop ntask, web/js/panels/induction.js), each with the steps it
-// needs. Measured natively, lr 2e-3:
-//   short: the layer-1 induction score passes 0.4 by step 2,750 for 14 of 16 seeds and by 4,750 for all, about a
-//          minute in a tab; the 1-layer control scores 0.21 to 0.26 at step 3,000 (scripts/induction_budget).
-//   long:  the phase change comes after 11,750 to 13,750 steps (4 seeds), the control stays near 0.15.
-export const INDUCTION_TASKS = Object.freeze({
-  short: { context: 16, segMin: 3, segMax: 7, batch: 64, steps: 3000 },
-  long: { context: 32, segMin: 4, segMax: 10, batch: 32, steps: 16000 },
+// the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
+const LAYOUT = Object.freeze({
+  panel: { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
+  hide: { name: 'hide', type: 'words', default: [], values: HIDEABLE, help: 'controls hidden' },
+  embed: { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
 });
 
-/** @type {ReadonlyArray<Prop>} the settings, in the order they are written to the URL */
-export const PROPS = Object.freeze([
-  { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
-  // panels 1 and 2: reshape, attention with random weights
-  { name: 'D', type: 'int', default: 8, min: 1, max: 1024, help: 'embedding size d_model' },
-  { name: 'H', type: 'int', default: 4, min: 1, max: 64, help: 'number of heads' },
-  { name: 'order', type: 'enum', default: 'canonical', values: ['canonical', 'swapped'], help: 'how D is cut into heads' },
-  { name: 'seed', type: 'int', default: 1, min: 0, max: 4294967295, help: 'seed of the random weights' },
-  { name: 'text', type: 'string', default: "The animal didn't cross the street because it was too tired .",
-    maxLength: 2000, help: 'sentence for the attention heads' },
-  // worked example: X (3,4) and the four (4,4) weights in (in,out) layout
-  { name: 'wx', type: 'numbers', default: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0], count: 12, help: 'worked example X' },
-  { name: 'wq', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_Q' },
-  { name: 'wk', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_K' },
-  { name: 'wv', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_V' },
-  { name: 'wo', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_O' },
-  // heads, compared
-  { name: 'heads', type: 'ints', default: [1, 4, 8], min: 1, max: 64, minCount: 1, maxCount: 4, help: 'head counts compared' },
-  { name: 'cD', type: 'int', default: 64, min: 8, max: 256, help: 'embedding size of the compared models' },
-  { name: 'layers', type: 'int', default: 2, min: 1, max: 4, help: 'layers' },
-  { name: 'context', type: 'int', default: 64, min: 8, max: 128, help: 'context length T' },
-  { name: 'batch', type: 'int', default: 16, min: 1, max: 64, help: 'batch size B' },
-  { name: 'steps', type: 'int', default: 300, min: 1, max: 5000, help: 'training steps' },
-  { name: 'lr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate' },
-  { name: 'cseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
-  { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
-  // look inside
-  { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
-    help: 'sentence for the trained heads' },
-  { name: 'irun', type: 'int', default: 4, min: 1, max: 64, help: 'heads of the run looked inside' },
-  // break it: the variants trained beside the canonical model (D = 64, H = 4, 2 layers, T = 64, the shipped corpus)
-  { name: 'variants', type: 'words', default: ['no_transpose_split', 'no_transpose_merge', 'swapped_order'], values: VARIANTS,
-    help: 'variants trained beside canonical' },
-  { name: 'bsteps', type: 'int', default: 200, min: 1, max: 5000, help: 'training steps of each variant' },
-  { name: 'bbatch', type: 'int', default: 16, min: 1, max: 64, help: 'batch size of each variant' },
-  { name: 'blr', type: 'number', default: 0.003, min: 1e-6, max: 10, help: 'peak learning rate of each variant' },
-  { name: 'bseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of weights and batches' },
-  // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
-  { name: 'ntask', type: 'enum', default: 'short', values: Object.keys(INDUCTION_TASKS), help: 'setting of the induction lab' },
-  { name: 'nsteps', type: 'int', default: INDUCTION_TASKS.short.steps, min: 1, max: 20000, help: 'training steps of the induction lab' },
-  { name: 'nlr', type: 'number', default: 0.002, min: 1e-6, max: 1, help: 'learning rate (constant) of the induction lab' },
-  { name: 'nseed', type: 'int', default: 1, min: 0, max: 2147483647, help: 'seed of the induction lab' },
-  // parameters and KV cache (Llama-2-70B)
-  { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
-  { name: 'kvD', type: 'int', default: 8192, min: 1, max: 1048576, help: 'd_model' },
-  { name: 'kvH', type: 'int', default: 64, min: 1, max: 4096, help: 'query heads' },
-  { name: 'kvKv', type: 'int', default: 8, min: 1, max: 4096, help: 'KV heads' },
-  { name: 'kvHs', type: 'int', default: 128, min: 1, max: 4096, help: 'head size' },
-  { name: 'kvCtx', type: 'int', default: 4096, min: 1, max: 2097152, help: 'context' },
-  { name: 'kvB', type: 'int', default: 8, min: 1, max: 4096, help: 'batch' },
-  { name: 'kvBytes', type: 'int', default: 2, min: 1, max: 8, help: 'bytes per value' },
-  // embedding
-  { name: 'hide', type: 'words', default: [], values: HIDEABLE, help: 'controls hidden' },
-  { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
-]);
+// page: the training panels' ranges, narrower than the core's, so that a run fits a tab
+const PAGE = Object.freeze({
+  minLr: 1e-6,           // learning rates from here up to the core's maxLr (the induction lab: up to inductionMaxLr)
+  maxSteps: 5000,        // steps of the heads and break-it panels
+  inductionMaxSteps: 20000,
+  inductionMaxLr: 1,
+  maxHeadCounts: 4,      // runs compared side by side in panel 4
+});
 
-const BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
+/**
+ * The settings table, in the order the settings are written to the URL.
+ * @param {import('./engine.js').CoreConstants} c the core's constants
+ * @returns {Prop[]}
+ */
+function makeProps(c) {
+  const { limits, defaults: run } = c;
+  const seed = (name, help) => ({ name, type: 'int', default: run.seed, min: 0, max: limits.maxSeed, help });
+  const lr = (name, def, max, help) => ({ name, type: 'number', default: def, min: PAGE.minLr, max, help });
+  const ntask = 'short';  // page: the induction lab's default setting, the one that fits a minute
+  return [
+    LAYOUT.panel,
+    // reshape and attention (random weights): the page sets the demo's defaults and text length
+    { name: 'D', type: 'int', default: 8, min: 1, max: limits.maxDModel, help: 'embedding size d_model' },
+    { name: 'H', type: 'int', default: 4, min: 1, max: limits.maxHeads, help: 'number of heads' },
+    { name: 'order', type: 'enum', default: 'canonical', values: ['canonical', 'swapped'], help: 'how D is cut into heads' },
+    { name: 'seed', type: 'int', default: 1, min: 0, max: limits.maxSeed, help: 'seed of the random weights' },
+    { name: 'text', type: 'string', default: "The animal didn't cross the street because it was too tired .",
+      maxLength: 2000, help: 'sentence for the attention heads' },
+    // worked example: X (3,4) and the four (4,4) weights in (in,out) layout
+    { name: 'wx', type: 'numbers', default: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0], count: 12, help: 'worked example X' },
+    { name: 'wq', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_Q' },
+    { name: 'wk', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_K' },
+    { name: 'wv', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_V' },
+    { name: 'wo', type: 'numbers', default: IDENTITY4, count: 16, help: 'worked example W_O' },
+    // heads, compared: the core's default run, in the page's ranges
+    { name: 'heads', type: 'ints', default: [1, 4, 8], min: 1, max: limits.maxHeads, minCount: 1,
+      maxCount: PAGE.maxHeadCounts, help: 'head counts compared' },
+    { name: 'cD', type: 'int', default: run.dModel, min: 8, max: 256, help: 'embedding size of the compared models' },
+    { name: 'layers', type: 'int', default: run.nLayers, min: 1, max: 4, help: 'layers' },
+    { name: 'context', type: 'int', default: run.context, min: 8, max: 128, help: 'context length T' },
+    { name: 'batch', type: 'int', default: run.batch, min: 1, max: 64, help: 'batch size B' },
+    { name: 'steps', type: 'int', default: run.steps, min: 1, max: PAGE.maxSteps, help: 'training steps' },
+    lr('lr', run.lr, limits.maxLr, 'peak learning rate'),
+    seed('cseed', 'seed of weights and batches'),
+    { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
+    // look inside
+    { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
+      help: 'sentence for the trained heads' },
+    { name: 'irun', type: 'int', default: 4, min: 1, max: limits.maxHeads, help: 'heads of the run looked inside' },
+    // break it: the variants trained beside the canonical model (the core's default model, the shipped corpus)
+    { name: 'variants', type: 'words', default: ['no_transpose_split', 'no_transpose_merge', 'swapped_order'],
+      values: c.variants.filter((v) => v !== 'canonical'), help: 'variants trained beside canonical' },
+    { name: 'bsteps', type: 'int', default: 200, min: 1, max: PAGE.maxSteps, help: 'training steps of each variant' },
+    { name: 'bbatch', type: 'int', default: run.batch, min: 1, max: 64, help: 'batch size of each variant' },
+    lr('blr', run.lr, limits.maxLr, 'peak learning rate of each variant'),
+    seed('bseed', 'seed of weights and batches'),
+    // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
+    { name: 'ntask', type: 'enum', default: ntask, values: Object.keys(c.inductionSettings), help: 'setting of the induction lab' },
+    { name: 'nsteps', type: 'int', default: c.inductionSettings[ntask].steps, min: 1, max: PAGE.inductionMaxSteps,
+      help: 'training steps of the induction lab' },
+    lr('nlr', c.induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab'),
+    seed('nseed', 'seed of the induction lab'),
+    // parameters and KV cache (Llama-2-70B): arithmetic only, nothing is built
+    { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
+    { name: 'kvD', type: 'int', default: 8192, min: 1, max: 1048576, help: 'd_model' },
+    { name: 'kvH', type: 'int', default: 64, min: 1, max: 4096, help: 'query heads' },
+    { name: 'kvKv', type: 'int', default: 8, min: 1, max: 4096, help: 'KV heads' },
+    { name: 'kvHs', type: 'int', default: 128, min: 1, max: 4096, help: 'head size' },
+    { name: 'kvCtx', type: 'int', default: 4096, min: 1, max: 2097152, help: 'context' },
+    { name: 'kvB', type: 'int', default: 8, min: 1, max: 4096, help: 'batch' },
+    { name: 'kvBytes', type: 'int', default: 2, min: 1, max: 8, help: 'bytes per value' },
+    // embedding
+    LAYOUT.hide,
+    LAYOUT.embed,
+  ];
+}
+
+/** @type {ReadonlyArray<Prop> | null} the settings, once completeProps has run */
+let PROPS = null;
+/** @type {Map<string, Prop>} */
+let BY_NAME = new Map();
+
+/**
+ * Completes the settings table from the core's constants. The page calls it once, after loading the core and
+ * before reading the URL; every function below except readLayout needs it.
+ * @param {import('./engine.js').CoreConstants} constants engine.js constants()
+ * @returns {ReadonlyArray<Prop>} the table (as props() returns it)
+ */
+export function completeProps(constants) {
+  const table = makeProps(constants).map((p) => Object.freeze(p));
+  // a page's choice that the core's constants have overtaken (a default outside its range) is a bug: say which
+  for (const p of table) {
+    const raw = Array.isArray(p.default) ? p.default.join(',') : String(p.default);
+    const parsed = parseValue(p, raw);
+    if (!parsed.ok) throw new Error(`state.js: the default of ${p.name} (${raw}) is ${parsed.reason}`);
+  }
+  PROPS = Object.freeze(table);
+  BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
+  return PROPS;
+}
+
+/**
+ * The settings, in the order they are written to the URL.
+ * @returns {ReadonlyArray<Prop>}
+ */
+export function props() {
+  if (!PROPS) throw new Error('state.js: completeProps() has not run (the core is not loaded yet)');
+  return PROPS;
+}
+
+/**
+ * One setting's entry of the table.
+ * @param {string} name e.g. 'heads'
+ * @returns {Prop}
+ */
+export function prop(name) {
+  props();
+  return BY_NAME.get(name);
+}
 
 /**
  * The default settings.
  * @returns {State}
  */
 export function defaultState() {
-  return Object.fromEntries(PROPS.map((p) => [p.name, Array.isArray(p.default) ? [...p.default] : p.default]));
+  return defaultsOf(props());
+}
+
+function defaultsOf(table) {
+  return Object.fromEntries(table.map((p) => [p.name, Array.isArray(p.default) ? [...p.default] : p.default]));
 }
 
 /**
@@ -165,7 +226,7 @@ export function parseValue(prop, raw) {
  * @returns {{min: number, max: number}}
  */
 export function propRange(name) {
-  const { min, max } = BY_NAME.get(name);
+  const { min, max } = prop(name);
   return { min, max };
 }
 
@@ -178,7 +239,7 @@ export function propRange(name) {
  * @returns {string|null} a sentence, or null when the value is usable
  */
 export function rangeError(name, value, label) {
-  const p = BY_NAME.get(name);
+  const p = prop(name);
   if (p.type === 'int') {
     return Number.isInteger(value) && value >= p.min && value <= p.max ? null : `${label} must be a whole number from ${p.min} to ${p.max}.`;
   }
@@ -193,16 +254,33 @@ export function rangeError(name, value, label) {
  * @returns {{state: State, rejected: Rejected[]}}
  */
 export function readHash(hash, search = '') {
-  const state = defaultState();
+  return read(props(), hash, search);
+}
+
+/**
+ * The settings that lay the page out (panel, embed, hide), read before the core has loaded so that an embedded
+ * panel shows without the page chrome from the start. Nonsense takes the defaults silently: readHash reports it.
+ * @param {string} hash
+ * @param {string} [search]
+ * @returns {{panel: string, embed: string, hide: string[]}}
+ */
+export function readLayout(hash, search = '') {
+  const { state } = read(Object.values(LAYOUT), hash, search);
+  return { panel: state.panel, embed: state.embed, hide: state.hide };
+}
+
+function read(table, hash, search) {
+  const byName = new Map(table.map((p) => [p.name, p]));
+  const state = defaultsOf(table);
   const rejected = [];
   const params = [...new URLSearchParams(search.replace(/^\?/, '')), ...new URLSearchParams(hash.replace(/^#/, ''))];
   for (const [name, value] of params) {
-    const prop = BY_NAME.get(name);
-    if (!prop) {
+    const p = byName.get(name);
+    if (!p) {
       rejected.push({ name, value, reason: 'not a setting of this page' });
       continue;
     }
-    const parsed = parseValue(prop, value);
+    const parsed = parseValue(p, value);
     if (parsed.ok) state[name] = parsed.value;
     else rejected.push({ name, value, reason: parsed.reason });
   }
@@ -218,7 +296,7 @@ export function readHash(hash, search = '') {
  */
 export function writeHash(state) {
   const params = new URLSearchParams();
-  for (const p of PROPS) {
+  for (const p of props()) {
     const v = state[p.name];
     if (typeof v === 'number' && !Number.isFinite(v)) continue;  // an emptied number field: left out
     if (Array.isArray(v) ? v.join(',') === p.default.join(',') : v === p.default) continue;

@@ -4,14 +4,14 @@
 // what the lesson predicts against what this run measured. Plus the canonical weights read in the swapped order.
 // Wiring only: every number comes from the core in the workers.
 import { loadCorpus } from '../data.js';
+import { checkRun, constants } from '../engine.js';
 import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
-import { VARIANTS } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, el, showAlert } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 
 const SETTINGS = {
-  model: { dModel: 64, nHeads: 4, nLayers: 2, context: 64, mlp: true },   // tiny-char
+  modelKeys: ['dModel', 'nHeads', 'nLayers', 'context', 'mlp'],  // tiny-char: the core's default model (constants().defaults)
   evalPoints: 10,          // validation measurements per run (plus step 0)
   warmupFraction: 0.1,
   minLrFraction: 0.1,
@@ -69,6 +69,10 @@ const LESSON = {
   },
 };
 
+// the lesson of a variant; the list of variants is the core's, so one the lesson does not cover yet still trains
+const lesson = (variant) => LESSON[variant]
+  ?? { title: '', prediction: 'nothing yet: the lesson does not cover this variant.', check: () => [] };
+
 const $ = (id) => document.getElementById(id);
 
 /**
@@ -85,11 +89,13 @@ export function setupBreak(app) {
   const curves = new CurvesView($('b-chart'), { valuesRoot: $('b-values') });
   /** @type {Map<string, Run>} canonical first, then the variants in lesson order */
   const runs = new Map();
+  // the core's variants besides canonical, in its order (the lesson's)
+  const variants = constants().variants.filter((v) => v !== 'canonical');
   const checks = new Map();
-  for (const v of VARIANTS) {
+  for (const v of variants) {
     const box = el('input', { type: 'checkbox', value: v, 'data-variant': v });
     checks.set(v, box);
-    ui.variants.append(el('label', { class: 'check' }, box, el('span', {}, el('code', {}, v), ' ', el('span', { class: 'muted' }, LESSON[v].title))));
+    ui.variants.append(el('label', { class: 'check' }, box, el('span', {}, el('code', {}, v), ' ', el('span', { class: 'muted' }, lesson(v).title))));
     box.addEventListener('change', read);
   }
 
@@ -102,7 +108,7 @@ export function setupBreak(app) {
 
   function read() {
     const s = app.state;
-    s.variants = VARIANTS.filter((v) => checks.get(v).checked);
+    s.variants = variants.filter((v) => checks.get(v).checked);
     form.read(s);
     app.save();
   }
@@ -112,11 +118,15 @@ export function setupBreak(app) {
     const err = form.error(s)
       ?? (s.variants.length >= 1 ? null : 'Pick at least one variant to train beside the canonical model.');
     if (err) return { error: err };
-    return {
-      ...SETTINGS.model, batch: s.bbatch, steps: s.bsteps, warmup: Math.round(s.bsteps * SETTINGS.warmupFraction),
-      lr: s.blr, minLr: s.blr * SETTINGS.minLrFraction, seed: s.bseed, causality: true,
+    const defaults = constants().defaults;
+    const settings = {
+      ...Object.fromEntries(SETTINGS.modelKeys.map((k) => [k, defaults[k]])), batch: s.bbatch, steps: s.bsteps,
+      warmup: Math.round(s.bsteps * SETTINGS.warmupFraction), lr: s.blr, minLr: s.blr * SETTINGS.minLrFraction,
+      seed: s.bseed, causality: true,
       evalEvery: stepsBetween(s.bsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.bsteps, 5),
     };
+    const bad = ['canonical', ...s.variants].map((variant) => checkRun({ ...settings, variant })).find((r) => !r.ok);
+    return bad ? { error: bad.error } : settings;
   }
 
   // ---------------------------------------------------------------- runs
@@ -187,7 +197,7 @@ export function setupBreak(app) {
     const steps = run.settings.steps;
     c.card.className = `run-card variant-card status-${run.status}`;
     c.title.replaceChildren(el('code', {}, run.key), ' ', el('span', { class: 'muted' }, run.key === 'canonical'
-      ? 'view(B,T,H,d_h).transpose(1,2), scores / √d_h' : LESSON[run.key].title));
+      ? 'view(B,T,H,d_h).transpose(1,2), scores / √d_h' : lesson(run.key).title));
     c.progress.max = steps;
     c.progress.value = run.stepsDone;
     c.progress.setAttribute('aria-label', `${run.label}: ${Math.round((100 * run.stepsDone) / steps)}% of the steps done`);
@@ -204,7 +214,7 @@ export function setupBreak(app) {
     if (c.shown !== key) {
       c.shown = key;
       c.lesson.replaceChildren(...(run.key === 'canonical' ? ['The reference every variant is measured against.']
-        : [el('strong', {}, 'The lesson predicts: '), LESSON[run.key].prediction]));
+        : [el('strong', {}, 'The lesson predicts: '), lesson(run.key).prediction]));
       c.measured.replaceChildren(...measured(run));
       c.leaks.replaceChildren(...leakList(run));
       c.sample.replaceChildren(...(run.sample ? [el('figure', { class: 'sample' },
@@ -244,7 +254,7 @@ export function setupBreak(app) {
     const cv = can.val.loss.at(-1);
     const m = {
       dLoss: val - cv, leaks: r ? r.nLeaks : NaN, dParams: run.facts.params - can.facts.params,
-      msRatio: run.msPerStep() / can.msPerStep(), D: SETTINGS.model.dModel, layers: SETTINGS.model.nLayers,
+      msRatio: run.msPerStep() / can.msPerStep(), D: run.facts.dModel, layers: run.facts.nLayers,
     };
     const rel = Math.abs(m.dLoss) < SETTINGS.sameLoss ? 'about the same as' : m.dLoss < 0 ? 'lower than' : 'higher than';
     const parts = [
@@ -253,7 +263,7 @@ export function setupBreak(app) {
       m.dParams === 0 ? 'the same parameter count' : `${m.dParams > 0 ? '+' : '−'}${count(Math.abs(m.dParams))} parameters`,
       `${run.msPerStep().toFixed(1)} ms per step (${m.msRatio.toFixed(2)}× canonical's, measured in the worker; the runs share the cores)`,
     ];
-    const verdicts = [LESSON[run.key].check(m)].flat();
+    const verdicts = [lesson(run.key).check(m)].flat();
     const out = [el('strong', {}, 'This run measured: '), `${parts.join('; ')}.`];
     for (const v of verdicts) {
       out.push(' ', el('span', { class: `verdict ${v.held ? 'held' : 'not-held'}` },

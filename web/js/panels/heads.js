@@ -1,9 +1,10 @@
 // The heads panel, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the
 // final table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers
 // come from the core in the workers, the pictures from the views.
-import { constants } from '../engine.js';
+import { checkRun, constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { allReady, drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
+import { prop } from '../state.js';
 import { CurvesView } from '../views/curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -17,6 +18,7 @@ const SETTINGS = {
 };
 
 const $ = (id) => document.getElementById(id);
+const mib = (bytes) => bytes / 2 ** 20;
 
 /**
  * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, runsChanged(event), readable(msg) }
@@ -56,21 +58,24 @@ export function setupHeads(app) {
     app.paramsChanged?.();
   }
 
-  // the settings as the workers take them, or a sentence about what is wrong
+  // the settings as the workers take them (without nHeads: one run per head count), or a sentence about what is
+  // wrong: the form's ranges, then the core's verdict on each run (D divisible by H, naming the nearest H that is)
   function runSettings() {
     const s = app.state;
+    const counts = prop('heads');
     const err = form.error(s)
-      ?? (s.heads.length >= 1 && s.heads.length <= 4 && s.heads.every((h) => Number.isInteger(h) && h >= 1 && h <= 64)
-        ? null : 'Head counts: one to four whole numbers from 1 to 64, separated by commas.')
+      ?? (s.heads.length >= counts.minCount && s.heads.length <= counts.maxCount
+        && s.heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
+        ? null : `Head counts: ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
       ?? (new Set(s.heads).size === s.heads.length ? null : 'Each head count once, please.');
     if (err) return { error: err };
-    const bad = s.heads.find((h) => s.cD % h !== 0);
-    if (bad !== undefined) return { error: `D = ${s.cD} is not divisible by H = ${bad}: every head needs the same number of channels.` };
-    return {
+    const settings = {
       dModel: s.cD, nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
       warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction, seed: s.cseed,
       evalEvery: stepsBetween(s.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.steps, SETTINGS.snapshots),
     };
+    const bad = s.heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok);
+    return bad ? { error: bad.error } : settings;
   }
 
   function checkText() {
@@ -79,10 +84,11 @@ export function setupHeads(app) {
       return;
     }
     const bytes = utf8Bytes(ui.text.value);
-    const limit = constants().maxTextBytes;
-    const need = Math.ceil((app.state.context + 1) / 0.1);
+    const { maxTextBytes, valFraction } = constants().limits;
+    // the core holds out the last valFraction of the text for validation, and needs T + 1 characters there
+    const need = Math.ceil((app.state.context + 1) / valFraction);
     ui.textInfo.textContent = `${count(ui.text.value.length)} characters (${count(bytes)} bytes of UTF-8). ` +
-      `Needed: at least about ${count(need)} characters for T = ${app.state.context}; at most ${count(limit)} bytes (8 MiB).`;
+      `Needed: at least about ${count(need)} characters for T = ${app.state.context}; at most ${count(maxTextBytes)} bytes (${mib(maxTextBytes)} MiB).`;
   }
 
   // ---------------------------------------------------------------- runs
@@ -95,8 +101,9 @@ export function setupHeads(app) {
     let text;
     if (app.state.corpus === 'pasted') {
       text = ui.text.value;
-      if (utf8Bytes(text) > constants().maxTextBytes) {
-        return showError(`The text is ${(utf8Bytes(text) / 1048576).toFixed(1)} MiB; at most 8 MiB is supported. Use a shorter text.`);
+      const limit = constants().limits.maxTextBytes;
+      if (utf8Bytes(text) > limit) {
+        return showError(`The text is ${mib(utf8Bytes(text)).toFixed(1)} MiB; at most ${mib(limit)} MiB is supported. Use a shorter text.`);
       }
     } else {
       try {
@@ -130,7 +137,8 @@ export function setupHeads(app) {
     }
     app.runs.get('upload')?.dispose();
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
-    const run = new Run({ key: 'upload', label: `file ${name}`, settings: { ...settings, nHeads: 0 }, text, checkpoint: bytes, onEvent });
+    // the file brings its own model (its sizes replace the form's when it is set up: onEvent)
+    const run = new Run({ key: 'upload', label: `file ${name}`, settings, text, checkpoint: bytes, onEvent });
     app.runs.set('upload', run);
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
@@ -227,7 +235,7 @@ export function setupHeads(app) {
       const back = run.lastGood?.step ?? null;
       out.push(el('p', { class: 'alert', role: 'alert' },
         `The loss blew up at step ${d.step + 1}: ${Number.isFinite(d.loss) ? d.loss.toFixed(1) : 'not a number'}, above ` +
-        `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, twice the loss of guessing uniformly). ` +
+        `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, where ln V is the loss of guessing uniformly). ` +
         'The learning rate is too high for this model; the run is paused.'));
       if (back !== null) {
         const lower = +(run.settings.lr / 10).toPrecision(2);

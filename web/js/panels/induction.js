@@ -3,19 +3,18 @@
 // per-head previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
 // against the threshold, whatever it is. Wiring only.
-import { constants } from '../engine.js';
+import { checkRun, constants } from '../engine.js';
 import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { INDUCTION_TASKS } from '../state.js';
 import { el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 
+// The task's settings (context, segments, batch, steps), its vocabulary and warm-up come from the core
+// (constants().inductionSettings and .induction); the learning rate, steps and seed from the form.
 const SETTINGS = {
-  model: { dModel: 64, nHeads: 4, mlp: false },
-  vocab: 64,
+  model: { dModel: 64, nHeads: 4, mlp: false },  // attention-only, as the core's induction lab (run_settings.hpp)
   weightDecay: 0,
-  warmup: 100,
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 300,
 };
@@ -58,12 +57,15 @@ export function setupInduction(app) {
     const s = app.state;
     const err = form.error(s);
     if (err) return { error: err };
-    const { context, segMin, segMax, batch } = INDUCTION_TASKS[s.ntask];
-    return {
-      ...SETTINGS.model, context, task: 'induction', vocab: SETTINGS.vocab, segMin, segMax, batch,
-      weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: Math.min(SETTINGS.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr,
+    const c = constants();
+    const { context, segMin, segMax, batch } = c.inductionSettings[s.ntask];
+    const settings = {
+      ...SETTINGS.model, context, task: 'induction', vocab: c.induction.vocab, segMin, segMax, batch,
+      weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: Math.min(c.induction.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr,
       seed: s.nseed, evalEvery: stepsBetween(s.nsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.nsteps, 5),
     };
+    const verdict = checkRun(settings);
+    return verdict.ok ? settings : { error: verdict.error };
   }
 
   function startAll() {
@@ -89,8 +91,8 @@ export function setupInduction(app) {
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
 
   // ---------------------------------------------------------------- drawing
-  const threshold = () => constants().inductionThreshold;
-  const prevThreshold = () => constants().previousThreshold;
+  const threshold = () => constants().thresholds.induction;
+  const prevThreshold = () => constants().thresholds.previous;
   const H = SETTINGS.model.nHeads;
 
   function series(run, pick) {
@@ -113,7 +115,8 @@ export function setupInduction(app) {
         { label: 'control, first copy', ...series(control, (m) => m.lossFirst), style: 2 },
         { label: 'control, repeat', ...series(control, (m) => m.lossRepeat), style: 3 },
       ],
-      guides: base ? [{ label: 'uniform guess ln 63', value: base }] : [],
+      // the baseline is ln(V − 1), a uniform guess over the symbols that can follow BOS: name V − 1 from it
+      guides: base ? [{ label: `uniform guess ln ${Math.round(Math.exp(base))}`, value: base }] : [],
     });
     const ind = [];
     for (let h = 0; h < H; ++h) ind.push({ label: `layer 1 head ${h}`, ...series(model, (m) => m.induction[(m.L - 1) * m.H + h]), style: h });
@@ -161,7 +164,7 @@ export function setupInduction(app) {
         }
     }
     ui.scores.replaceChildren(rows.length ? table(
-      `Scores at the latest measurement, averaged over 64 sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
+      `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
       ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table' }) : '');
   }
 
@@ -199,7 +202,7 @@ export function setupInduction(app) {
   for (const r of ui.task) {
     r.addEventListener('change', () => {
       app.state.ntask = r.value;
-      app.state.nsteps = INDUCTION_TASKS[r.value].steps;
+      app.state.nsteps = constants().inductionSettings[r.value].steps;
       app.save();
       show();
     });

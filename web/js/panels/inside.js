@@ -1,6 +1,6 @@
 // The inside panel, "Look inside": the layers × heads grid of one run's attention on a typed sentence, a large map
 // of the chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the
-// snapshots. Every request goes to the run's worker (its inspector session), so the page never computes attention
+// snapshots. Every request goes to the run's worker (its inspector), so the page never computes attention
 // itself.
 import { constants } from '../engine.js';
 import { RUN_EVENT } from '../runs.js';
@@ -39,10 +39,10 @@ export function setupInside(app) {
   let snapIndex = -1;         // -1: live (the run's current weights)
   let busy = false, again = false, lastLive = 0, runsFrame = 0, pending = false, inView = false;
 
-  const c = constants();
-  ui.thresholds.textContent = `Labels, first match wins: induction head if its induction score ≥ ${c.inductionThreshold}; ` +
-    `previous-token head if previous ≥ ${c.previousThreshold}; first-token head if first ≥ ${c.firstThreshold}; ` +
-    `broad if its entropy ≥ ${c.broadThreshold} × the uniform maximum; otherwise mixed.`;
+  const t = constants().thresholds;
+  ui.thresholds.textContent = `Labels, first match wins: induction head if its induction score ≥ ${t.induction}; ` +
+    `previous-token head if previous ≥ ${t.previous}; first-token head if first ≥ ${t.first}; ` +
+    `broad if its entropy ≥ ${t.broad} × the uniform maximum; otherwise mixed.`;
 
   let chosenKey = '';         // the run chosen by hand (a loaded file may have as many heads as a trained run)
   const current = () => app.runs.get(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
