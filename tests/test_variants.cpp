@@ -38,6 +38,10 @@ std::int64_t attention_params(const Gpt<float>& m) {
 
 const std::vector<int> kSeq = {1, 4, 9, 2, 7, 7, 3, 10};  // (T=8) a test sequence
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
 // variant_traits is constexpr: the model's branches can be checked at compile time too
@@ -297,6 +301,48 @@ TEST_CASE("the parameter table follows the traits: per-head tensors, the shared 
         }
         // the count: Q, K, V (rows,K) + (rows) each, and W_O (D,D) + (D) if there is one
         CHECK(attention_params(m) == 3 * (rows * K + rows) + (t.has_wo ? D * D + D : 0));
+    }
+}
+
+TEST_CASE("every tensor records its initialisation, and init_weights follows it", "[variants]") {
+    const int L = 2;
+    for (int v = 0; v < kNumVariants; ++v) {
+        const auto var = static_cast<AttentionVariant>(v);
+        INFO(variant_name(var));
+        Gpt<float> m(variant_config(var, 16, 4, L, 8));
+        m.init_weights(9);
+        double sq[2] = {0, 0};  // sum of squares of the normal and the residual_normal draws
+        std::size_t n[2] = {0, 0};
+        for (const auto& s : m.tensors()) {
+            INFO(s.name);
+            // GPT-2's rule by name: biases 0, LayerNorm weights 1, the projections into the residual stream
+            // (attn.o, mlp.proj) the smaller normal, every other weight the normal; AdamW decays the drawn ones
+            const bool is_ln = s.name.rfind("ln", 0) == 0 || s.name.find(".ln") != std::string::npos;
+            const ParamInit want = ends_with(s.name, ".bias") ? ParamInit::zeros
+                                   : is_ln                    ? ParamInit::ones
+                                   : ends_with(s.name, "attn.o.weight") || ends_with(s.name, "mlp.proj.weight")
+                                       ? ParamInit::residual_normal
+                                       : ParamInit::normal;
+            CHECK(s.init == want);
+            const bool drawn = want == ParamInit::normal || want == ParamInit::residual_normal;
+            CHECK(s.decay == drawn);
+            const float* w = m.params() + s.offset;
+            if (drawn) {
+                const int k = want == ParamInit::residual_normal;
+                for (std::size_t i = 0; i < s.size; ++i) sq[k] += double(w[i]) * w[i];
+                n[k] += s.size;
+            } else {
+                const float fill = want == ParamInit::ones ? 1.0f : 0.0f;
+                std::size_t off = 0;
+                for (std::size_t i = 0; i < s.size; ++i) off += w[i] != fill;
+                CHECK(off == 0);
+            }
+        }
+        // the draws' spread: 0.02, and 0.02/sqrt(2L) for the residual projections (thousands of draws: within 10%)
+        REQUIRE(n[0] > 1000);
+        CHECK(std::sqrt(sq[0] / n[0]) == Approx(0.02).epsilon(0.1));
+        REQUIRE(n[1] > 500);
+        CHECK(std::sqrt(sq[1] / n[1]) == Approx(0.02 / std::sqrt(2.0 * L)).epsilon(0.1));
     }
 }
 

@@ -16,18 +16,27 @@ std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
     const int V = c.vocab_size, D = c.d_model, Dkv = c.kv_heads() * c.head_dim(), F = 4 * c.d_model;
     const VariantTraits var = c.traits();
     std::vector<TensorSpec> t;
-    auto add = [&](std::string name, std::vector<int> shape, bool decay) {
-        TensorSpec s{std::move(name), std::move(shape), 0, 1, decay};
+    auto add = [&](std::string name, std::vector<int> shape, bool decay, ParamInit init) {
+        TensorSpec s{std::move(name), std::move(shape), 0, 1, decay, init};
         for (int d : s.shape) s.size *= static_cast<std::size_t>(d);
         s.offset = t.empty() ? 0 : t.back().offset + t.back().size;
         t.push_back(std::move(s));
     };
-    add("wte", {V, D}, true);
-    add("wpe", {c.max_seq_len, D}, true);
+    // the kinds of tensor: each with its initialisation, and AdamW decays the matrices only
+    auto weight = [&](std::string name, int out, int in) { add(std::move(name), {out, in}, true, ParamInit::normal); };
+    auto residual = [&](std::string name, int out, int in) {  // writes into the residual stream
+        add(std::move(name), {out, in}, true, ParamInit::residual_normal);
+    };
+    auto bias = [&](std::string name, int n) { add(std::move(name), {n}, false, ParamInit::zeros); };
+    auto layernorm = [&](const std::string& name) {
+        add(name + ".weight", {D}, false, ParamInit::ones);
+        add(name + ".bias", {D}, false, ParamInit::zeros);
+    };
+    weight("wte", V, D);
+    weight("wpe", c.max_seq_len, D);
     for (int l = 0; l < c.n_layers; ++l) {
         const std::string b = "blocks." + std::to_string(l) + ".";
-        add(b + "ln1.weight", {D}, false);
-        add(b + "ln1.bias", {D}, false);
+        layernorm(b + "ln1");
         const int hs = c.head_dim(), H = c.n_heads;
         if (var.per_head_proj) {
             // H separate (hs,K) projections per role: of the whole input (K = D) or of its slice (K = hs)
@@ -35,40 +44,37 @@ std::vector<TensorSpec> parameter_table(const ModelConfig& c) {
             for (const char* role : {"q", "k", "v"}) {
                 // all weights of a role, then all its biases: stacked they are one (H*hs, K) matrix and one
                 // (H*hs) vector, the very memory of the fused projection
-                for (int h = 0; h < H; ++h)
-                    add(b + "attn." + role + "." + std::to_string(h) + ".weight", {hs, K}, true);
-                for (int h = 0; h < H; ++h) add(b + "attn." + role + "." + std::to_string(h) + ".bias", {hs}, false);
+                for (int h = 0; h < H; ++h) weight(b + "attn." + role + "." + std::to_string(h) + ".weight", hs, K);
+                for (int h = 0; h < H; ++h) bias(b + "attn." + role + "." + std::to_string(h) + ".bias", hs);
             }
         } else if (var.shared_qkv) {
             for (const char* role : {"q", "k", "v"}) {  // one (hs,D) projection per role, shared by every head
-                add(b + "attn." + role + ".weight", {hs, D}, true);
-                add(b + "attn." + role + ".bias", {hs}, false);
+                weight(b + "attn." + role + ".weight", hs, D);
+                bias(b + "attn." + role + ".bias", hs);
             }
         } else {
-            add(b + "attn.q.weight", {D, D}, true);
-            add(b + "attn.q.bias", {D}, false);
-            add(b + "attn.k.weight", {Dkv, D}, true);
-            add(b + "attn.k.bias", {Dkv}, false);
-            add(b + "attn.v.weight", {Dkv, D}, true);
-            add(b + "attn.v.bias", {Dkv}, false);
+            weight(b + "attn.q.weight", D, D);
+            bias(b + "attn.q.bias", D);
+            weight(b + "attn.k.weight", Dkv, D);
+            bias(b + "attn.k.bias", Dkv);
+            weight(b + "attn.v.weight", Dkv, D);
+            bias(b + "attn.v.bias", Dkv);
         }
         if (var.has_wo) {
-            add(b + "attn.o.weight", {D, D}, true);
-            add(b + "attn.o.bias", {D}, false);
+            residual(b + "attn.o.weight", D, D);
+            bias(b + "attn.o.bias", D);
         }
         if (c.mlp) {
-            add(b + "ln2.weight", {D}, false);
-            add(b + "ln2.bias", {D}, false);
-            add(b + "mlp.fc.weight", {F, D}, true);
-            add(b + "mlp.fc.bias", {F}, false);
-            add(b + "mlp.proj.weight", {D, F}, true);
-            add(b + "mlp.proj.bias", {D}, false);
+            layernorm(b + "ln2");
+            weight(b + "mlp.fc.weight", F, D);
+            bias(b + "mlp.fc.bias", F);
+            residual(b + "mlp.proj.weight", D, F);
+            bias(b + "mlp.proj.bias", D);
         }
     }
-    add("ln_f.weight", {D}, false);
-    add("ln_f.bias", {D}, false);
-    add("lm_head.weight", {V, D}, true);
-    add("lm_head.bias", {V}, false);
+    layernorm("ln_f");
+    weight("lm_head.weight", V, D);
+    bias("lm_head.bias", V);
     return t;
 }
 
@@ -212,20 +218,17 @@ template <class S>
 void Gpt<S>::init_weights(std::uint64_t seed) {
     Rng rng(seed);
     const double std_w = 0.02, std_proj = 0.02 / std::sqrt(2.0 * cfg_.n_layers);
-    auto ends_with = [](const std::string& s, const std::string& suffix) {
-        return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
     for (const auto& s : specs_) {
         S* w = params_.data() + s.offset;
-        const bool is_ln = s.name.find("ln") != std::string::npos && s.name.find("lm_head") == std::string::npos;
-        if (ends_with(s.name, ".bias")) {
-            std::fill(w, w + s.size, S(0));
-        } else if (is_ln) {
-            std::fill(w, w + s.size, S(1));  // LayerNorm weights
-        } else {
-            const bool proj = ends_with(s.name, "attn.o.weight") || ends_with(s.name, "mlp.proj.weight");
-            const double std = proj ? std_proj : std_w;
-            for (std::size_t i = 0; i < s.size; ++i) w[i] = static_cast<S>(rng.normal() * std);
+        switch (s.init) {
+            case ParamInit::zeros: std::fill(w, w + s.size, S(0)); break;
+            case ParamInit::ones: std::fill(w, w + s.size, S(1)); break;
+            case ParamInit::normal:
+            case ParamInit::residual_normal: {
+                const double std = s.init == ParamInit::residual_normal ? std_proj : std_w;
+                for (std::size_t i = 0; i < s.size; ++i) w[i] = static_cast<S>(rng.normal() * std);
+                break;
+            }
         }
     }
 }

@@ -15,6 +15,14 @@
 
 namespace mha {
 
+// How init_weights fills a tensor (GPT-2's scheme). Only the normal kinds draw from the PRNG, in table order.
+enum class ParamInit {
+    normal,           // N(0, 0.02²): embeddings, projections, lm_head
+    residual_normal,  // N(0, (0.02/sqrt(2L))²): the projections that write into the residual stream (attn.o, mlp.proj)
+    zeros,            // biases, LayerNorm biases
+    ones,             // LayerNorm weights
+};
+
 // one named parameter tensor inside the flat buffer
 struct TensorSpec {
     std::string name;         // e.g. "blocks.0.attn.q.weight"
@@ -22,6 +30,7 @@ struct TensorSpec {
     std::size_t offset = 0;   // into the flat buffer, in elements
     std::size_t size = 0;     // number of elements
     bool decay = false;       // AdamW weight decay applies (matrices and embeddings, not biases or LayerNorm)
+    ParamInit init = ParamInit::zeros;  // how init_weights fills it
 };
 
 // the parameter table of a config, in the order of the flat buffer
@@ -45,8 +54,9 @@ public:
     S* param(const std::string& name) { return params_.data() + spec(name).offset; }
     S* grad(const std::string& name) { return grads_.data() + spec(name).offset; }
 
-    // GPT-2 initialisation from our PRNG: weights N(0, 0.02²), residual projections (attn.o, mlp.proj)
-    // N(0, (0.02/sqrt(2L))²), biases 0, LayerNorm weight 1 and bias 0; drawn in table order
+    // GPT-2 initialisation from our PRNG, each tensor as its spec's init says (ParamInit): weights N(0, 0.02²),
+    // residual projections (attn.o, mlp.proj) N(0, (0.02/sqrt(2L))²), biases 0, LayerNorm weight 1 and bias 0;
+    // drawn in table order
     void init_weights(std::uint64_t seed);
 
     // idx (B,T) token ids in [0,V), T <= max_seq_len; targets (B,T) or null (then no loss, returns 0).
