@@ -145,8 +145,8 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
 
 // ---------------------------------------------------------------- training
 TrainChunk Run::train(int n) {
-    MHA_CHECK(n >= 1 && n <= RunLimits::max_chunk,
-              "the number of steps to train must be 1 to " + std::to_string(RunLimits::max_chunk));
+    if (n < 1 || n > RunLimits::max_chunk)
+        throw Error("the number of steps to train at once must be 1 to " + std::to_string(RunLimits::max_chunk) + ".");
     TrainChunk chunk;
     const int left = trainer_->train_config().steps - trainer_->steps_done();
     for (int i = 0; i < std::min(n, left); ++i) {
@@ -196,24 +196,27 @@ std::string Run::evaluate_as(AttentionVariant variant, double& loss) {
 }
 
 InductionMeasurement Run::measure_induction() {
-    MHA_CHECK(spec_.task == Task::induction, "this run is not on the induction task");
+    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
     return mha::measure_induction(model(), spec_.induction, model().config().max_seq_len, kInductionProbes, kProbeSeed);
 }
 
 AttentionMaps Run::probe_attention() {
-    MHA_CHECK(spec_.task == Task::induction, "this run is not on the induction task");
+    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
     return induction_probe_maps(model(), spec_.induction.seg_max);
 }
 
 std::string Run::sample(const std::string& prompt, int n, double temperature, std::uint64_t seed) {
-    if (n < 1 || n > RunLimits::max_sample_chars || spec_.task != Task::text) return "";
+    if (n < 1 || n > RunLimits::max_sample_chars)
+        throw Error("a sample is 1 to " + std::to_string(RunLimits::max_sample_chars) + " characters.");
+    if (!(temperature >= 0 && temperature <= 5)) throw Error("the temperature must be 0 to 5.");
+    if (spec_.task != Task::text) return "";
     std::vector<int> ids = tok_.encode(prompt);
     if (ids.empty()) {
         const int nl = tok_.id_of(U'\n');
         ids.push_back(nl != CharTokenizer::unknown_id ? nl : std::min(1, tok_.vocab_size() - 1));
     }
     Rng coin(seed);
-    return tok_.decode(sample_tokens(model(), ids, n, std::max(0.0, std::min(temperature, 5.0)), coin));
+    return tok_.decode(sample_tokens(model(), ids, n, temperature, coin));
 }
 
 std::string Run::end_sample() {

@@ -127,7 +127,8 @@ public:
     InductionMeasurement measure_induction();
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
-    // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed
+    // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed;
+    // throws mha::Error for n outside 1..RunLimits::max_sample_chars or a temperature outside 0..5
     std::string sample(const std::string& prompt, int n, double temperature, std::uint64_t seed);
     // the sample shown when the run ends (EndSample)
     std::string end_sample();

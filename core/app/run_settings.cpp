@@ -41,6 +41,14 @@ std::string finite(double v, const char* name, double& out) {
 
 }  // namespace
 
+std::string to_variant(const std::string& name, AttentionVariant& out) {
+    return parse_variant(name, out) ? "" : "'" + name + "' is not an attention variant.";
+}
+
+std::string to_seed(double v, std::uint64_t& out) {
+    return whole_int(v, "The seed", 0, double(RunLimits::max_seed), out);
+}
+
 std::string to_train_config(const RunSettings& s, TrainConfig& t) {
     TrainConfig r;
     std::string err;
@@ -51,7 +59,7 @@ std::string to_train_config(const RunSettings& s, TrainConfig& t) {
     if (err.empty()) err = finite(s.min_lr, "The final learning rate", r.min_lr);
     if (err.empty()) err = finite(s.clip, "The gradient clip", r.clip);
     if (err.empty()) err = finite(s.weight_decay, "The weight decay", r.adamw.weight_decay);
-    if (err.empty()) err = whole_int(s.seed, "The seed", 0, double(RunLimits::max_seed), r.seed);
+    if (err.empty()) err = to_seed(s.seed, r.seed);
     if (err.empty()) t = r;
     return err;
 }
@@ -68,7 +76,7 @@ std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
     if (err.empty()) err = whole_int(s.n_layers, "The number of layers", 1, Limits::max_layers, m.n_layers);
     if (err.empty()) err = whole_int(s.context, "The context T", 2, Limits::max_seq_len, m.max_seq_len);
     m.mlp = s.mlp;
-    if (err.empty() && !parse_variant(s.variant, m.variant)) err = "'" + s.variant + "' is not an attention variant.";
+    if (err.empty()) err = to_variant(s.variant, m.variant);
     if (err.empty() && !parse_task(s.task, task)) err = "the task must be 'char' or 'induction', not '" + s.task + "'.";
     if (err.empty() && task == Task::induction) {
         err = whole_int(s.vocab, "V", 2, Limits::max_vocab, k.vocab);

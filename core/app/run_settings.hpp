@@ -33,6 +33,12 @@ struct RunSettings {
 // together (D divisible by H, the segment fitting T, the text's size) is validate_setup's and make_run's to say.
 std::string to_run_spec(const RunSettings& s, RunSpec& spec);
 
+// an attention variant by its name: "" and out, or the sentence
+std::string to_variant(const std::string& name, AttentionVariant& out);
+
+// a seed as a number from outside: "" and out, or "The seed must be a whole number from 0 to 4294967295 ..."
+std::string to_seed(double v, std::uint64_t& out);
+
 // the schedule alone (batch, steps, warmup, lr, min_lr, clip, weight_decay, seed): "" and t, or the sentence
 std::string to_train_config(const RunSettings& s, TrainConfig& t);
 

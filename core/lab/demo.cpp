@@ -87,4 +87,11 @@ AttentionDemo attention_demo(const std::string& text, int d_model, int n_heads, 
     return demo;
 }
 
+std::string parse_head_order(const std::string& name, HeadOrder& out) {
+    if (name == "canonical") out = HeadOrder::canonical;
+    else if (name == "swapped") out = HeadOrder::swapped;
+    else return "The head order must be canonical or swapped, not '" + name + "'.";
+    return "";
+}
+
 }  // namespace mha

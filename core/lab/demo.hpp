@@ -20,6 +20,9 @@ struct HeadLayout {
 };
 HeadLayout head_layout(int d_model, int n_heads, HeadOrder order);
 
+// "canonical" or "swapped": "" and out set, or the sentence
+std::string parse_head_order(const std::string& name, HeadOrder& out);
+
 // Splits text into word tokens: runs of letters/digits (and any non-ASCII UTF-8 bytes, so accented words stay
 // whole) and single punctuation marks. At most max_tokens tokens; the rest is dropped.
 std::vector<std::string> split_words(const std::string& text, int max_tokens);

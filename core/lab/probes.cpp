@@ -78,8 +78,9 @@ HeadEdit::HeadEdit(Gpt<float>& model, const std::vector<std::pair<int, int>>& ab
     : model_(model) {
     const ModelConfig& c = model.config();
     for (const auto& [l, h] : ablate)
-        MHA_CHECK(l >= 0 && l < c.n_layers && h >= 0 && h < c.n_heads, "there is no such layer or head");
-    MHA_CHECK(!tie || (tie_source >= 0 && tie_source < c.n_heads), "there is no such head");
+        if (l < 0 || l >= c.n_layers || h < 0 || h >= c.n_heads)
+            throw Error("there is no head " + std::to_string(h) + " in layer " + std::to_string(l) + ".");
+    if (tie && (tie_source < 0 || tie_source >= c.n_heads)) throw Error("there is no head " + std::to_string(tie_source) + ".");
     if (tie) {
         saved_params_.assign(model.params(), model.params() + model.num_params());
         try {

@@ -1,0 +1,293 @@
+// Conversions between JS values and the core's structs, for bindings.cpp: one to_js per result struct, one from_js
+// per argument struct, and the error-value convention. No rule lives here: a number that is missing or not a number
+// arrives in the core as NaN, and the core says what is wrong with it. Arrays leave as owned typed-array copies
+// (typed_memory_view + slice), never as live views into the wasm heap, which moves when memory grows.
+// Emscripten 3.1.6: a C++ exception that escapes into JS arrives as a bare number, so every call is guarded.
+#pragma once
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "demo.hpp"
+#include "error.hpp"
+#include "inspector.hpp"
+#include "kv_cache.hpp"
+#include "ledger.hpp"
+#include "run.hpp"
+#include "run_settings.hpp"
+#include "worked_example.hpp"
+
+namespace marshal {
+
+using emscripten::val;
+
+// ---------------------------------------------------------------- the { ok, error } convention
+inline val ok() {
+    val r = val::object();
+    r.set("ok", true);
+    return r;
+}
+
+inline val error_value(const std::string& message) {
+    val r = val::object();
+    r.set("ok", false);
+    r.set("error", message);
+    return r;
+}
+
+// "" -> then(), else the sentence as an error value
+template <class F>
+val unless_error(const std::string& err, F&& then) {
+    return err.empty() ? then() : error_value(err);
+}
+
+// runs body(), turning any C++ exception into { ok: false, error }
+template <class F>
+val guarded(F&& body) {
+    try {
+        return body();
+    } catch (const std::exception& e) {
+        return error_value(e.what());
+    } catch (...) {
+        return error_value("internal error");
+    }
+}
+
+// ---------------------------------------------------------------- plain values
+template <class T>
+val copy_out(const std::vector<T>& v) {
+    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
+}
+
+inline val strings(const std::vector<std::string>& v) {
+    val a = val::array();
+    for (const auto& s : v) a.call<void>("push", s);
+    return a;
+}
+
+// obj[key] as a double: NaN when missing or not a number (the core words the sentence)
+inline double number(const val& obj, const char* key) {
+    const val v = obj[key];
+    return v.isNumber() ? v.as<double>() : NAN;
+}
+
+// obj[key] as an int when it is a whole number that fits, else a value no range accepts (the core words the
+// sentence): for structs whose fields are ints
+inline int whole(const val& obj, const char* key) {
+    const double d = number(obj, key);
+    return d == std::floor(d) && std::abs(d) <= 2147483647.0 ? static_cast<int>(d) : -2147483647 - 1;
+}
+
+// a Uint8Array copied into the wasm heap in one set(); null or undefined -> empty
+inline std::vector<std::uint8_t> bytes(const val& array) {
+    if (array.isNull() || array.isUndefined()) return {};
+    if (!array.instanceof(val::global("Uint8Array"))) throw mha::Error("the file must be passed as a Uint8Array");
+    return emscripten::convertJSArrayToNumberVector<std::uint8_t>(array);
+}
+
+// ---------------------------------------------------------------- from JS
+// a run's settings: the keys of constants().defaults; a missing key keeps the core's default
+inline mha::RunSettings run_settings(const val& s) {
+    mha::RunSettings r;
+    const auto num = [&](const char* key, double& out) {
+        if (!s[key].isUndefined()) out = number(s, key);
+    };
+    const auto str = [&](const char* key, std::string& out) {
+        const val v = s[key];
+        if (!v.isUndefined()) out = v.isString() ? v.as<std::string>() : std::string("(not a name)");
+    };
+    num("dModel", r.d_model), num("nHeads", r.n_heads), num("nKvHeads", r.n_kv_heads), num("nLayers", r.n_layers);
+    num("context", r.context);
+    if (!s["mlp"].isUndefined()) r.mlp = s["mlp"].isTrue();
+    str("variant", r.variant), str("task", r.task);
+    num("vocab", r.vocab), num("segMin", r.seg_min), num("segMax", r.seg_max);
+    num("batch", r.batch), num("steps", r.steps), num("warmup", r.warmup), num("lr", r.lr), num("minLr", r.min_lr);
+    num("clip", r.clip), num("weightDecay", r.weight_decay), num("seed", r.seed), num("evalBatches", r.eval_batches);
+    return r;
+}
+
+// { ablate: [[layer, head], ...], tie } -> HeadEdits
+inline mha::HeadEdits head_edits(const val& request) {
+    mha::HeadEdits e;
+    const val a = request["ablate"];
+    if (val::global("Array").call<bool>("isArray", a)) {
+        const int n = a["length"].as<int>();
+        for (int i = 0; i < n; ++i) e.ablate.emplace_back(whole(a[i], "0"), whole(a[i], "1"));
+    }
+    e.tie = request["tie"].isTrue();
+    return e;
+}
+
+// { layers, dModel, nHeads, nKvHeads, headDim, bias, context, batch, bytesPerValue }
+inline mha::AttentionShape attention_shape(const val& s) {
+    mha::AttentionShape a;
+    a.layers = whole(s, "layers"), a.d_model = whole(s, "dModel"), a.n_heads = whole(s, "nHeads");
+    a.n_kv_heads = whole(s, "nKvHeads"), a.head_dim = whole(s, "headDim"), a.bias = s["bias"].isTrue();
+    a.context = whole(s, "context"), a.batch = whole(s, "batch"), a.bytes_per_value = whole(s, "bytesPerValue");
+    return a;
+}
+
+// { T, D, H, x, wq, wk, wv, wo: number[] or Float64Array }
+inline mha::WorkedExampleInput worked_input(const val& input) {
+    mha::WorkedExampleInput in;
+    in.T = whole(input, "T"), in.D = whole(input, "D"), in.H = whole(input, "H");
+    for (auto [key, dst] : {std::pair<const char*, std::vector<double>*>{"x", &in.x}, {"wq", &in.wq}, {"wk", &in.wk},
+                            {"wv", &in.wv}, {"wo", &in.wo}}) {
+        const val a = input[key];
+        if (val::global("Array").call<bool>("isArray", a) || a.instanceof(val::global("Float64Array")))
+            *dst = emscripten::convertJSArrayToNumberVector<double>(a);
+    }
+    return in;
+}
+
+// ---------------------------------------------------------------- to JS: { ok: true, ...fields }
+inline val to_js(const mha::RunFacts& f) {
+    val r = ok();
+    r.set("vocabSize", f.model.vocab_size), r.set("dModel", f.model.d_model), r.set("nHeads", f.model.n_heads);
+    r.set("nLayers", f.model.n_layers), r.set("context", f.model.max_seq_len), r.set("mlp", f.model.mlp);
+    r.set("variant", std::string(mha::variant_name(f.model.variant)));
+    r.set("batch", f.train.batch), r.set("steps", f.train.steps), r.set("lr", f.train.lr);
+    r.set("stepsDone", f.steps_done), r.set("params", static_cast<double>(f.params));
+    r.set("trainTokens", static_cast<double>(f.train_tokens)), r.set("valTokens", static_cast<double>(f.val_tokens));
+    r.set("unknownChars", f.unknown_chars), r.set("baselineLoss", f.baseline_loss);
+    r.set("divergenceLimit", f.divergence_limit);
+    r.set("task", std::string(mha::task_name(f.task)));
+    if (f.task == mha::Task::induction) r.set("segMin", f.induction.seg_min), r.set("segMax", f.induction.seg_max);
+    return r;
+}
+
+// { step: Int32Array, loss, gradNorm, lr: Float64Array, skipped: Uint8Array, diverged, stepsDone }
+inline val to_js(const mha::TrainChunk& c) {
+    std::vector<int> step;
+    std::vector<double> loss, norm, lr;
+    std::vector<std::uint8_t> skipped;
+    for (const mha::StepResult& s : c.steps)
+        step.push_back(s.step), loss.push_back(s.loss), norm.push_back(s.grad_norm), lr.push_back(s.lr),
+            skipped.push_back(s.skipped);
+    val r = ok();
+    r.set("step", copy_out(step)), r.set("loss", copy_out(loss)), r.set("gradNorm", copy_out(norm));
+    r.set("lr", copy_out(lr)), r.set("skipped", copy_out(skipped));
+    r.set("diverged", c.diverged), r.set("stepsDone", c.steps_done);
+    return r;
+}
+
+// { tokens: string[T], L, H, T, att: Float32Array (L,H,T,T), truncated, unknown }
+inline val to_js(const mha::AttentionMaps& m) {
+    val r = ok();
+    r.set("tokens", strings(m.tokens)), r.set("L", m.L), r.set("H", m.H), r.set("T", m.T);
+    r.set("att", copy_out(m.att)), r.set("truncated", m.truncated), r.set("unknown", m.unknown);
+    return r;
+}
+
+// { L, H, probeLen, previous, first, entropy, maxEntropy, induction: Float64Array (L*H), labels: string[L*H] }
+inline val to_js(const mha::HeadScoreTable& t) {
+    std::vector<double> prev, first, ent, maxent, ind;
+    for (const mha::HeadScores& h : t.heads)
+        prev.push_back(h.previous), first.push_back(h.first), ent.push_back(h.entropy),
+            maxent.push_back(h.max_entropy), ind.push_back(h.induction);
+    val r = ok();
+    r.set("L", t.L), r.set("H", t.H), r.set("probeLen", t.probe_len);
+    r.set("previous", copy_out(prev)), r.set("first", copy_out(first)), r.set("entropy", copy_out(ent));
+    r.set("maxEntropy", copy_out(maxent)), r.set("induction", copy_out(ind)), r.set("labels", strings(t.labels));
+    return r;
+}
+
+// { maps, scores, valBase?, valModified? }
+inline val to_js(const mha::Inspection& i) {
+    val r = ok();
+    r.set("maps", to_js(i.maps)), r.set("scores", to_js(i.scores));
+    if (i.with_loss) r.set("valBase", i.val_base), r.set("valModified", i.val_modified);
+    return r;
+}
+
+// { T, causal, nLeaks, leaks: Int32Array (t, s) pairs, depends: Uint8Array (T,T) }
+inline val to_js(const mha::CausalityReport& c) {
+    std::vector<int> pairs;
+    for (const auto& [t, s] : c.leaks) pairs.push_back(t), pairs.push_back(s);
+    val r = ok();
+    r.set("T", c.T), r.set("causal", c.causal()), r.set("nLeaks", static_cast<int>(c.leaks.size()));
+    r.set("leaks", copy_out(pairs)), r.set("depends", copy_out(c.depends));
+    return r;
+}
+
+// { L, H, previous, induction: Float64Array (L,H), lossFirst, lossRepeat, bestInduction, bestHead }
+inline val to_js(const mha::InductionMeasurement& m) {
+    val r = ok();
+    r.set("L", m.layers), r.set("H", m.heads), r.set("previous", copy_out(m.previous));
+    r.set("induction", copy_out(m.induction)), r.set("lossFirst", m.loss_first), r.set("lossRepeat", m.loss_repeat);
+    r.set("bestInduction", m.best_induction), r.set("bestHead", m.best_head);
+    return r;
+}
+
+// { dModel, nHeads, headSize, head: Int32Array (D), lane: Int32Array (D) }
+inline val to_js(const mha::HeadLayout& l) {
+    val r = ok();
+    r.set("dModel", l.d_model), r.set("nHeads", l.n_heads), r.set("headSize", l.head_size);
+    r.set("head", copy_out(l.head)), r.set("lane", copy_out(l.lane));
+    return r;
+}
+
+// { tokens: string[T], nHeads, T, att: Float32Array (H,T,T) }
+inline val to_js(const mha::AttentionDemo& d) {
+    val r = ok();
+    r.set("tokens", strings(d.tokens)), r.set("nHeads", static_cast<int>(d.att.shape()[0]));
+    r.set("T", static_cast<int>(d.tokens.size()));
+    r.set("att", val(emscripten::typed_memory_view(d.att.size(), d.att.data())).call<val>("slice"));
+    return r;
+}
+
+// { names: string[], shapes: string[] ("64×64"), sizes: Float64Array, total }
+inline val to_js(const mha::ParameterLedger& l) {
+    val r = ok();
+    r.set("names", strings(l.names)), r.set("shapes", strings(l.shapes)), r.set("sizes", copy_out(l.sizes));
+    r.set("total", l.total);
+    return r;
+}
+
+inline val count_js(const mha::AttentionCount& c) {
+    val r = val::object();
+    r.set("q", static_cast<double>(c.q)), r.set("k", static_cast<double>(c.k)), r.set("v", static_cast<double>(c.v));
+    r.set("o", static_cast<double>(c.o)), r.set("bias", static_cast<double>(c.bias));
+    r.set("perLayer", static_cast<double>(c.per_layer)), r.set("allLayers", static_cast<double>(c.all_layers));
+    r.set("kvCacheBytes", static_cast<double>(c.kv_cache_bytes));
+    return r;
+}
+
+// { mha, gqa, mqa: {q,k,v,o,bias,perLayer,allLayers,kvCacheBytes}, gqaFraction, mqaFraction }
+inline val to_js(const mha::KvComparison& k) {
+    val r = ok();
+    r.set("mha", count_js(k.mha)), r.set("gqa", count_js(k.gqa)), r.set("mqa", count_js(k.mqa));
+    r.set("gqaFraction", k.gqa_cache_fraction), r.set("mqaFraction", k.mqa_cache_fraction);
+    return r;
+}
+
+// every step as Float64Arrays (worked_example.hpp gives the shapes)
+inline val to_js(const mha::WorkedExample& ex) {
+    val r = ok();
+    r.set("T", ex.T), r.set("D", ex.D), r.set("H", ex.H), r.set("hs", ex.hs);
+    r.set("x", copy_out(ex.x)), r.set("wqH", copy_out(ex.wq_h)), r.set("wkH", copy_out(ex.wk_h));
+    r.set("wvH", copy_out(ex.wv_h)), r.set("q", copy_out(ex.q)), r.set("k", copy_out(ex.k)), r.set("v", copy_out(ex.v));
+    r.set("scores", copy_out(ex.scores)), r.set("scaled", copy_out(ex.scaled)), r.set("masked", copy_out(ex.masked));
+    r.set("att", copy_out(ex.att)), r.set("heads", copy_out(ex.heads)), r.set("concat", copy_out(ex.concat));
+    r.set("wo", copy_out(ex.wo)), r.set("out", copy_out(ex.out));
+    return r;
+}
+
+// a RunSettings as a JS object with the keys run_settings reads
+inline val to_js(const mha::RunSettings& s) {
+    val r = val::object();
+    r.set("dModel", s.d_model), r.set("nHeads", s.n_heads), r.set("nKvHeads", s.n_kv_heads);
+    r.set("nLayers", s.n_layers), r.set("context", s.context), r.set("mlp", s.mlp), r.set("variant", s.variant);
+    r.set("task", s.task), r.set("vocab", s.vocab), r.set("segMin", s.seg_min), r.set("segMax", s.seg_max);
+    r.set("batch", s.batch), r.set("steps", s.steps), r.set("warmup", s.warmup), r.set("lr", s.lr);
+    r.set("minLr", s.min_lr), r.set("clip", s.clip), r.set("weightDecay", s.weight_decay), r.set("seed", s.seed);
+    r.set("evalBatches", s.eval_batches);
+    return r;
+}
+
+}  // namespace marshal
