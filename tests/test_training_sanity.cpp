@@ -5,31 +5,27 @@
 
 #include <iostream>
 
-#include "dataset.hpp"
+#include "run.hpp"
 #include "test_util.hpp"
-#include "tokenizer.hpp"
-#include "train.hpp"
 
 using namespace mha;
 
 TEST_CASE("tiny-char trained for 250 steps ends clearly below the unigram baseline", "[train][slow]") {
-    const std::string text = test::read_text_file(test::corpus_path());
-    REQUIRE(text.size() > 200000);
-    CharTokenizer tok;
-    REQUIRE(CharTokenizer::from_text(text, tok) == "");
-    Dataset data;
-    REQUIRE(make_text_dataset(text, tok, 64, data) == "");
-
-    ModelConfig cfg;
-    cfg.vocab_size = tok.vocab_size(), cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = 2, cfg.max_seq_len = 64;
-    TrainConfig tc;
-    tc.batch = 16, tc.seq_len = 64, tc.steps = 250, tc.warmup = 25, tc.lr = 3e-3, tc.min_lr = 3e-4, tc.seed = 1;
-    Trainer trainer(cfg, tc, [&](Rng& rng, int B, int T, int* x, int* y) { data.sample_batch(rng, B, T, x, y); });
-    const EvalBatches eval = data.eval_batches(8, 16, 64, 99);
-    const double before = trainer.evaluate(eval);
-    for (int s = 0; s < tc.steps; ++s) REQUIRE_FALSE(trainer.step().skipped);
-    const double after = trainer.evaluate(eval);
-    const double baseline = unigram_baseline_loss(data.train, data.val, cfg.vocab_size);
+    RunSpec spec;  // the page's heads panel at H = 4, built as the page and mha-train build it
+    spec.text = test::read_text_file(test::corpus_path());
+    REQUIRE(spec.text.size() > 200000);
+    spec.model.d_model = 64, spec.model.n_heads = 4, spec.model.n_layers = 2, spec.model.max_seq_len = 64;
+    TrainConfig& tc = spec.train;
+    tc.batch = 16, tc.steps = 250, tc.warmup = 25, tc.lr = 3e-3, tc.min_lr = 3e-4, tc.seed = 1;
+    spec.eval_batches = 8;
+    std::unique_ptr<Run> run;
+    REQUIRE(make_run(spec, run) == "");
+    const double before = run->evaluate();
+    const TrainChunk chunk = run->train(tc.steps);
+    REQUIRE(chunk.steps.size() == 250u);
+    for (const StepResult& r : chunk.steps) REQUIRE_FALSE(r.skipped);
+    const double after = run->evaluate();
+    const double baseline = run->facts().baseline_loss;
     std::cout << "  tiny-char: val loss " << before << " at init, " << after << " after 250 steps; unigram baseline "
               << baseline << " nats\n";
     CHECK(before > baseline);          // an untrained model knows less than character frequencies
