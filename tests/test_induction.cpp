@@ -7,13 +7,19 @@
 // seeds and the settings tried on the way: docs/experiments.md, "Induction heads".
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <future>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "induction_study.hpp"
-#include "induction_task.hpp"
-#include "train.hpp"
+#include "probes.hpp"
+#include "run.hpp"
+#include "run_settings.hpp"
 
 using namespace mha;
 
@@ -24,15 +30,10 @@ namespace {
 // no weight decay, 16,000 steps (16M tokens). The segment sits at a random offset because right after BOS 2-layer
 // models solve the task by position instead; other learning rates, schedules, sizes and tasks formed heads later
 // or not at all (docs/experiments.md). Shorter contexts form heads sooner: the short setting below.
-constexpr double kLr = 2e-3;
-
 // one setting of the task: context, segment lengths, batch, steps (the page's two settings, INDUCTION_TASKS in
 // web/js/state.js)
-struct Setting {
-    int T, seg_min, seg_max, batch, steps;
-};
-constexpr Setting kLong{32, 4, 10, 32, 16000};  // the budget above
-constexpr Setting kShort{16, 3, 7, 64, 3000};   // the page's default
+constexpr const InductionSetting& kLong = kInductionSettings[1];   // the budget above
+constexpr const InductionSetting& kShort = kInductionSettings[0];  // the page's default
 
 // a trained model measured as it is and with every layer-0 head switched off (2 layers only): an induction head
 // built on layer 0 loses its target without it
@@ -40,24 +41,19 @@ struct Measured {
     InductionMeasurement full, without_layer0;
 };
 
-Measured train_and_measure(Setting k, int layers, std::uint64_t seed) {
-    ModelConfig cfg;
-    cfg.vocab_size = 64, cfg.d_model = 64, cfg.n_heads = 4, cfg.n_layers = layers, cfg.max_seq_len = k.T, cfg.mlp = false;
-    TrainConfig tc;
-    tc.batch = k.batch, tc.seq_len = k.T, tc.steps = k.steps, tc.warmup = 100, tc.lr = kLr, tc.min_lr = kLr;
-    tc.seed = seed, tc.adamw.weight_decay = 0;
-    std::vector<int> seg(tc.batch), start(tc.batch);
-    Trainer trainer(cfg, tc, [&](Rng& rng, int B, int T, int* x, int* y) {
-        fill_shifted_batch(rng, B, T, cfg.vocab_size, k.seg_min, k.seg_max, x, y, seg.data(), start.data());
-    });
-    for (int s = 0; s < k.steps; ++s) trainer.step();
-    const InductionTaskConfig task{cfg.vocab_size, k.seg_min, k.seg_max};
-    Gpt<float>& model = trainer.model();
+Measured train_and_measure(const InductionSetting& k, int layers, std::uint64_t seed) {
+    std::unique_ptr<Run> run;
+    const std::string err = make_run(induction_lab_spec(k, layers, seed), run);
+    if (!err.empty()) throw std::runtime_error(err);  // not REQUIRE: the control runs on another thread
+    while (!run->finished())
+        if (run->train(RunLimits::max_chunk).steps.empty()) break;
     Measured r;
-    r.full = measure_induction(model, task, k.T, 128, 4242);
+    r.full = run->measure_induction();
     if (layers == 2) {
-        for (int h = 0; h < cfg.n_heads; ++h) model.set_head_enabled(0, h, false);
-        r.without_layer0 = measure_induction(model, task, k.T, 128, 4242);
+        std::vector<std::pair<int, int>> layer0;
+        for (int h = 0; h < run->model().config().n_heads; ++h) layer0.emplace_back(0, h);
+        HeadEdit off(run->model(), layer0, false);
+        r.without_layer0 = run->measure_induction();
     }
     return r;
 }
@@ -70,15 +66,15 @@ Measured train_and_measure(Setting k, int layers, std::uint64_t seed) {
 // possible distances costs ln 5 = 1.6 or ln 7 = 1.9 nats, against ln 63 = 4.1, less where the position rules some out).
 // 0.4 is the induction threshold the page states; a quarter and 0.35 lie between where the 2-layer models and the
 // controls end up across seeds (docs/experiments.md).
-void check_phase_change(Setting k, std::uint64_t seed) {
-    std::future<Measured> control = std::async(std::launch::async, train_and_measure, k, 1, seed);
+void check_phase_change(const InductionSetting& k, std::uint64_t seed) {
+    std::future<Measured> control = std::async(std::launch::async, train_and_measure, std::cref(k), 1, seed);
     const Measured two = train_and_measure(k, 2, seed);
     const InductionMeasurement one = control.get().full;
-    std::cout << "  induction, T = " << k.T << ", " << k.steps << " steps: 2 layers: layer-1 head " << two.full.best_head
-              << " induction score " << two.full.best_induction << " (" << two.without_layer0.best_induction
-              << " with layer 0 off), loss first copy " << two.full.loss_first << ", repeated copy "
-              << two.full.loss_repeat << " | 1 layer: best induction score " << one.best_induction << ", first "
-              << one.loss_first << ", repeated " << one.loss_repeat << "\n";
+    std::cout << "  induction, T = " << k.context << ", " << k.steps << " steps: 2 layers: layer-1 head "
+              << two.full.best_head << " induction score " << two.full.best_induction << " ("
+              << two.without_layer0.best_induction << " with layer 0 off), loss first copy " << two.full.loss_first
+              << ", repeated copy " << two.full.loss_repeat << " | 1 layer: best induction score " << one.best_induction
+              << ", first " << one.loss_first << ", repeated " << one.loss_repeat << "\n";
     CHECK(two.full.best_induction > 0.4);
     CHECK(two.full.loss_repeat < 0.25 * two.full.loss_first);
     CHECK(two.without_layer0.best_induction < 0.4);
