@@ -146,7 +146,8 @@ RunSettings settings_from_flags(const Options& o, const Checkpoint* loaded) {
         s.context = c.max_seq_len, s.mlp = c.mlp, s.variant = variant_name(c.variant), s.vocab = c.vocab_size;
     }
     // --seg-max 0: the longest segment that fits, (T-1)/2 (a T that is not a whole number gets its sentence below)
-    if (s.seg_max == 0 && s.context >= 1 && s.context == std::floor(s.context)) s.seg_max = std::floor((s.context - 1) / 2);
+    if (s.seg_max == 0 && s.context >= 1 && s.context == std::floor(s.context))
+        s.seg_max = std::floor((s.context - 1) / 2);
     return s;
 }
 
