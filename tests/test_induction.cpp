@@ -30,8 +30,7 @@ namespace {
 // no weight decay, 16,000 steps (16M tokens). The segment sits at a random offset because right after BOS 2-layer
 // models solve the task by position instead; other learning rates, schedules, sizes and tasks formed heads later
 // or not at all (docs/experiments.md). Shorter contexts form heads sooner: the short setting below.
-// one setting of the task: context, segment lengths, batch, steps (the page's two settings, INDUCTION_TASKS in
-// web/js/state.js)
+// the page's two settings of the task (core/app/run_settings.hpp, kInductionSettings)
 constexpr const InductionSetting& kLong = kInductionSettings[1];   // the budget above
 constexpr const InductionSetting& kShort = kInductionSettings[0];  // the page's default
 

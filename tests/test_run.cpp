@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "error.hpp"
 #include "inspector.hpp"
 #include "run.hpp"
@@ -329,6 +330,9 @@ TEST_CASE("a run on the induction task: set-up errors, training, per-head scores
     // the snapshot round trip works without a text, and a new run starts from it
     const auto bytes = s->snapshot(true);
     REQUIRE(s->restore(bytes.data(), bytes.size()).empty());
+    Checkpoint file;
+    REQUIRE(load_checkpoint(bytes.data(), bytes.size(), file).empty());
+    CHECK(file.vocab.empty());  // the task's ids are no characters
     RunSpec again = induction_spec();
     again.train.steps = 80;
     again.checkpoint = bytes;

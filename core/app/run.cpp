@@ -225,9 +225,10 @@ std::string Run::end_sample() {
 
 // ---------------------------------------------------------------- snapshots
 std::vector<std::uint8_t> Run::snapshot(bool with_optimizer) const {
-    if (!with_optimizer) return save_checkpoint(model().config(), model().params(), tok_.to_string(), nullptr);
+    const std::string vocab = spec_.task == Task::text ? tok_.to_string() : "";  // the induction task's ids are its own
+    if (!with_optimizer) return save_checkpoint(model().config(), model().params(), vocab, nullptr);
     const CheckpointOptimizer opt = trainer_->optimizer_state();
-    return save_checkpoint(model().config(), model().params(), tok_.to_string(), &opt);
+    return save_checkpoint(model().config(), model().params(), vocab, &opt);
 }
 
 std::string Run::restore(const std::uint8_t* data, std::size_t size) {
@@ -237,7 +238,8 @@ std::string Run::restore(const std::uint8_t* data, std::size_t size) {
     if (!same_model(c.config, model().config()))
         return "this checkpoint is of another model (" + config_to_json(c.config) + "), not of this run's (" +
                config_to_json(model().config()) + ").";
-    if (!c.vocab.empty() && c.vocab != tok_.to_string()) return "this checkpoint has another vocabulary than this run.";
+    if (!c.vocab.empty() && spec_.task == Task::text && c.vocab != tok_.to_string())
+        return "this checkpoint has another vocabulary than this run.";
     if (c.has_optimizer && c.optimizer.step > trainer_->train_config().steps)
         return "this checkpoint is at step " + std::to_string(c.optimizer.step) + ", beyond this run's " +
                std::to_string(trainer_->train_config().steps) + " steps.";
