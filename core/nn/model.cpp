@@ -352,7 +352,7 @@ void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const
 template <class S>
 S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     const int V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
-    const int hs = cfg_.head_dim(), Dkv = Hkv * hs, F = 4 * D, BT = B * T;
+    const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
     MHA_CHECK(B >= 1 && T >= 1 && T <= cfg_.max_seq_len,
               "sequence length " + std::to_string(T) + " is outside 1.." + std::to_string(cfg_.max_seq_len));
     for (int i = 0; i < BT; ++i) {
@@ -437,7 +437,7 @@ template <class S>
 void Gpt<S>::backward() {
     MHA_CHECK(B_ > 0 && has_targets_, "backward() needs a forward pass with targets first");
     const int B = B_, T = T_, V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
-    const int hs = cfg_.head_dim(), Dkv = Hkv * hs, F = 4 * D, BT = B * T;
+    const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
     const S scale = attention_scale();
     const Acts& a = acts_;
     Acts& d = dacts_;
