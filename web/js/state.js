@@ -42,7 +42,7 @@ const PAGE = Object.freeze({
   maxSteps: 5000,        // steps of the heads and break-it panels
   inductionMaxSteps: 20000,
   inductionMaxLr: 1,
-  maxHeadCounts: 4,      // runs compared side by side in panel 4
+  maxHeadCounts: 4,      // runs compared side by side in the heads panel
 });
 
 /**
