@@ -108,6 +108,11 @@ TEST_CASE("settings from the page or the CLI: one rule, sentences in the user's 
     s.seed = 4294967295.0;  // the largest seed a URL carries
     REQUIRE(to_run_spec(s, spec).empty());
     CHECK(spec.train.seed == 4294967295u);
+    TrainConfig back;  // a schedule read back into settings converts to itself
+    REQUIRE(to_train_config(schedule_settings(spec.train), back).empty());
+    CHECK(back.seed == spec.train.seed);
+    CHECK(back.lr == spec.train.lr);
+    CHECK(back.warmup == spec.train.warmup);
     s.seed = 4294967296.0;
     CHECK(to_run_spec(s, spec).find("The seed must be a whole number from 0 to 4294967295") == 0);
     s.seed = 1;

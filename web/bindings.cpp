@@ -155,11 +155,12 @@ struct RunHandle {
             return v;
         });
     }
-    // only the schedule may change (lr, minLr, steps, warmup)
+    // only the schedule may change (lr, minLr, steps, warmup); keys left out keep the run's values
     val set_schedule(const val& settings) {
         return with_run([&](mha::Run& r) {
             mha::TrainConfig t;
-            std::string err = mha::to_train_config(run_settings(settings), t);
+            const mha::RunSettings now = mha::schedule_settings(r.trainer().train_config());
+            std::string err = mha::to_train_config(run_settings(settings, now), t);
             if (err.empty()) err = r.set_schedule(t);
             return unless_error(err, [&] { return to_js(r.facts()); });
         });

@@ -91,9 +91,8 @@ inline std::vector<std::uint8_t> bytes(const val& array) {
 }
 
 // ---------------------------------------------------------------- from JS
-// a run's settings: the keys of constants().defaults; a missing key keeps the core's default
-inline mha::RunSettings run_settings(const val& s) {
-    mha::RunSettings r;
+// a run's settings: the keys of constants().defaults; a missing key keeps its value in base
+inline mha::RunSettings run_settings(const val& s, mha::RunSettings r = {}) {
     const auto num = [&](const char* key, double& out) {
         if (!s[key].isUndefined()) out = number(s, key);
     };

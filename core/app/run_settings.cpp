@@ -64,6 +64,13 @@ std::string to_train_config(const RunSettings& s, TrainConfig& t) {
     return err;
 }
 
+RunSettings schedule_settings(const TrainConfig& t) {
+    RunSettings s;
+    s.batch = t.batch, s.steps = t.steps, s.warmup = t.warmup, s.lr = t.lr, s.min_lr = t.min_lr, s.clip = t.clip;
+    s.weight_decay = t.adamw.weight_decay, s.seed = static_cast<double>(t.seed);
+    return s;
+}
+
 std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
     ModelConfig m;
     InductionTaskConfig k;

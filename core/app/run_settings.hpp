@@ -39,6 +39,10 @@ std::string to_variant(const std::string& name, AttentionVariant& out);
 // a seed as a number from outside: "" and out, or "The seed must be a whole number from 0 to 4294967295 ..."
 std::string to_seed(double v, std::uint64_t& out);
 
+// RunSettings whose schedule fields are t's (the rest at their defaults): what a new schedule starts from, so that
+// a change names only what changes
+RunSettings schedule_settings(const TrainConfig& t);
+
 // the schedule alone (batch, steps, warmup, lr, min_lr, clip, weight_decay, seed): "" and t, or the sentence
 std::string to_train_config(const RunSettings& s, TrainConfig& t);
 

@@ -39,7 +39,7 @@ export function loadCorpus() {
 }
 
 /**
- * UTF-8 size of a text in bytes (what the core's 8 MiB limit counts).
+ * UTF-8 size of a text in bytes (what the core's text limit, constants().limits.maxTextBytes, counts).
  * @param {string} text
  * @returns {number}
  */
