@@ -46,8 +46,9 @@ function checkInt(value, name) {
   return null;
 }
 
+// Embind passes a std::string argument only from a JS string; which names are orders is the core's to say
 function checkOrder(order) {
-  return ORDERS.includes(order) ? null : `The head order must be one of ${ORDERS.join(', ')}.`;
+  return typeof order === 'string' ? null : 'The head order must be given by its name.';
 }
 
 // ---------------------------------------------------------------- wrapped functions
