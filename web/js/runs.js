@@ -8,7 +8,28 @@ import { checkMessage, FROM_WORKER, toWorker, TO_WORKER } from './protocol.js';
 const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
+  maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
 };
+
+/**
+ * Thins a run's scrubbing snapshots to at most max: the first and the last stay, and while there are too many, the
+ * snapshot in between whose neighbours are closest goes (the one the slider misses least). However long a run
+ * trains, its snapshots stay spread over the whole run and their memory bounded (max × the weights' size: 24 ×
+ * 0.44 MB for tiny-char).
+ * @param {{step: number}[]} snapshots in step order
+ * @param {number} max at least 2
+ * @returns {{step: number}[]}
+ */
+export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
+  const kept = [...snapshots];
+  while (kept.length > max) {
+    let drop = 1;
+    for (let i = 2; i < kept.length - 1; ++i)
+      if (kept[i + 1].step - kept[i - 1].step < kept[drop + 1].step - kept[drop - 1].step) drop = i;
+    kept.splice(drop, 1);
+  }
+  return kept;
+}
 
 /**
  * @typedef {{dModel: number, nHeads: number, nLayers: number, context: number, mlp: boolean, batch: number,
@@ -80,6 +101,7 @@ export class Run {
     this.val = { step: [], loss: [] };
     /** @type {{step: number, bytes: Uint8Array}[]} weights-only snapshots, for scrubbing through training */
     this.snapshots = [];
+    this.heapBytes = 0;       // the worker's wasm memory at its last progress message
     /** @type {{step: number, bytes: Uint8Array} | null} the last snapshot with the AdamW state, for recovery */
     this.lastFull = null;
     this.stepsDone = 0;
@@ -213,6 +235,7 @@ export class Run {
         }
         this.trained += msg.step.length;
         this.stepsDone = msg.stepsDone;
+        this.heapBytes = msg.heapBytes;
         this.seconds = this.secondsBefore + msg.seconds;
         return this.#emit(RUN_EVENT.progress);
       case FROM_WORKER.val:
@@ -221,7 +244,9 @@ export class Run {
         this.val.loss.push(msg.loss);
         return this.#emit(RUN_EVENT.val);
       case FROM_WORKER.snapshot:
-        if (!this.snapshots.some((s) => s.step === msg.step)) this.snapshots.push({ step: msg.step, bytes: msg.weights });
+        if (!this.snapshots.some((s) => s.step === msg.step)) {
+          this.snapshots = thinSnapshots([...this.snapshots, { step: msg.step, bytes: msg.weights }]);
+        }
         this.lastFull = { step: msg.step, bytes: msg.full };
         return this.#emit(RUN_EVENT.snapshot);
       case FROM_WORKER.diverged:

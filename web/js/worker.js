@@ -108,7 +108,7 @@ function loop() {
   // adapt the chunk to about chunkMs, but never past an evaluation or snapshot boundary
   const perStep = dt / Math.max(1, r.step.length);
   stepsPerChunk = Math.max(1, Math.min(evalEvery, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4))));
-  post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds });
+  post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds, heapBytes: mod.HEAPU8.length });
   if (r.diverged >= 0) {
     status = 'paused';
     post(FROM_WORKER.diverged, { step: r.step[r.diverged], loss: r.loss[r.diverged], limit: divergenceLimit });
