@@ -27,6 +27,7 @@
 #include "run.hpp"
 #include "run_settings.hpp"
 #include "safetensors.hpp"
+#include "seed_effects.hpp"
 
 #ifndef MHA_DEFAULT_CORPUS
 #define MHA_DEFAULT_CORPUS "public/data/corpus.txt"
@@ -48,13 +49,14 @@ struct Options {
         {"task", {"char", "char (character LM on --corpus) or induction (repeated random segments)"}},
         {"corpus", {MHA_DEFAULT_CORPUS, "UTF-8 text file for the char task"}},
         {"d-model", {"64", "D, embedding size"}},
-        {"heads", {"4", "H, attention heads"}},
+        {"heads", {"4", "H, attention heads; a list (1,4,8) compares them over --seeds"}},
         {"kv-heads", {"0", "H_kv, key/value heads (0 = H; 1 = MQA)"}},
         {"layers", {"2", "L, transformer blocks"}},
         {"context", {"64", "T, context length"}},
         {"no-mlp", {"", "attention-only blocks", true}},
         {"variant", {"canonical", "attention variant: canonical, swapped_order, no_transpose_split, no_transpose_merge, "
-                                  "no_transpose_both, scale_sqrt_d, no_wo, per_head_proj, split_input, tied_heads"}},
+                                  "no_transpose_both, scale_sqrt_d, no_wo, per_head_proj, split_input, tied_heads; a "
+                                  "list compares them over --seeds"}},
         {"vocab", {"16", "V for the induction task"}},
         {"seg-min", {"4", "shortest repeated segment (induction task)"}},
         {"seg-max", {"0", "longest repeated segment (induction task; 0 = (T-1)/2)"}},
@@ -66,6 +68,7 @@ struct Options {
         {"clip", {"1.0", "global gradient-norm clip (0 = off)"}},
         {"weight-decay", {"0.1", "AdamW weight decay (matrices and embeddings)"}},
         {"seed", {"1", "seed of weights, batches and evaluation batches"}},
+        {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list"}},
         {"eval-every", {"25", "steps between validation measurements"}},
         {"eval-batches", {"8", "fixed validation batches per measurement"}},
         {"csv", {"", "write step,train_loss,val_loss,lr,grad_norm,skipped to this file"}},
@@ -308,6 +311,70 @@ int train(const Options& o) {
     return 0;
 }
 
+// ---------------------------------------------------------------- comparing settings over seeds
+std::vector<std::string> split_list(const std::string& v) {
+    std::vector<std::string> out;
+    std::string item;
+    for (char c : v + ",") {
+        if (c != ',') item += c;
+        else if (!item.empty()) out.push_back(item), item.clear();
+    }
+    return out;
+}
+
+// the final validation loss of one run of these flags, trained to the end of its schedule
+double final_val_loss(const Options& o) {
+    std::unique_ptr<Run> run;
+    const std::string err = make_run(spec_from_flags(o), run);
+    if (!err.empty()) die(err);
+    while (!run->finished())
+        if (run->train(RunLimits::max_chunk).steps.empty()) break;
+    return run->evaluate();
+}
+
+// --heads 1,4,8 (or --variant canonical,no_wo) with --seeds N: every setting trained with seeds seed..seed+N-1, paired
+// (seed s draws the same data order and initialisation for every setting), the final validation losses summarised
+// per setting and each compared with the first by the core's rule (compare_over_seeds)
+int compare(const Options& o, const std::string& axis, const std::vector<std::string>& settings, int seeds) {
+    for (const char* one : {"csv", "summary", "save", "load", "print-logits"})
+        if (o.on(one)) die(std::string("--") + one + " goes with one run, not with a comparison");
+    const int first_seed = count_flag(o, "seed");
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> finals;
+    for (const std::string& value : settings) {
+        Options one = o;
+        one.flags[axis].value = value;
+        labels.push_back(axis == "heads" ? "H = " + value : value);
+        finals.emplace_back();
+        for (int s = 0; s < seeds; ++s) {
+            one.flags["seed"].value = std::to_string(first_seed + s);
+            const auto t0 = std::chrono::steady_clock::now();
+            finals.back().push_back(final_val_loss(one));
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (!o.on("quiet"))
+                std::printf("%s, seed %d: val %.4f (%.1f s)\n", labels.back().c_str(), first_seed + s,
+                            finals.back().back(), secs);
+        }
+    }
+    SeedComparison c;
+    const std::string err = compare_over_seeds(labels, finals, 0, c);
+    if (!err.empty()) die(err);
+    std::printf("\n| setting | final val loss, mean ± half-range | min – max | paired difference to %s |\n",
+                labels[0].c_str());
+    std::printf("|---|---|---|---|\n");
+    for (std::size_t g = 0; g < labels.size(); ++g) {
+        const SeedSummary& x = c.settings[g];
+        const PairedDifference& d = c.to_reference[g];
+        std::printf("| %s | %.4f ± %.4f | %.4f – %.4f | ", labels[g].c_str(), x.mean, x.spread(), x.min, x.max);
+        if (g == 0) std::printf("(reference) |\n");
+        else std::printf("%+.4f (%+.4f to %+.4f)%s |\n", d.mean, d.min, d.max, d.beyond_noise ? ", beyond noise" : "");
+    }
+    std::printf("\n");
+    for (const std::string& v : c.verdicts)
+        if (!v.empty()) std::printf("%s\n", v.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -322,6 +389,13 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
+        const int seeds = count_flag(o, "seeds");
+        if (seeds < 1 || seeds > 64) die("--seeds must be 1 to 64");
+        const std::vector<std::string> heads = split_list(o["heads"]), variants = split_list(o["variant"]);
+        if (heads.size() > 1 && variants.size() > 1) die("compare either a --heads list or a --variant list, not both");
+        if (heads.size() > 1) return compare(o, "heads", heads, seeds);
+        if (variants.size() > 1) return compare(o, "variant", variants, seeds);
+        if (seeds > 1) return compare(o, "heads", heads, seeds);  // one setting: its spread over the seeds
         return train(o);
     } catch (const Error& e) {
         die(e.what());
