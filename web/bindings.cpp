@@ -123,6 +123,15 @@ val check_run(const val& settings) {
     });
 }
 
+// labels: string[G]; values: number[G][S], one per setting and seed (paired); reference: the index compared with
+val compare_over_seeds(const val& labels, const val& values, int reference) {
+    return guarded([&] {
+        mha::SeedComparison c;
+        return unless_error(mha::compare_over_seeds(string_list(labels), number_table(values), reference, c),
+                            [&] { return to_js(c); });
+    });
+}
+
 // ---------------------------------------------------------------- one training run (one per worker)
 // JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
 struct RunHandle {
@@ -270,6 +279,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_workedExample", &worked_example);
     emscripten::function("_constants", &constants);
     emscripten::function("_checkRun", &check_run);
+    emscripten::function("_compareOverSeeds", &compare_over_seeds);
 
     emscripten::class_<RunHandle>("Run")
         .constructor<>()

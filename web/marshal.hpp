@@ -20,6 +20,7 @@
 #include "ledger.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
+#include "seed_effects.hpp"
 #include "worked_example.hpp"
 
 namespace marshal {
@@ -108,6 +109,30 @@ inline mha::RunSettings run_settings(const val& s, mha::RunSettings r = {}) {
     num("batch", r.batch), num("steps", r.steps), num("warmup", r.warmup), num("lr", r.lr), num("minLr", r.min_lr);
     num("clip", r.clip), num("weightDecay", r.weight_decay), num("seed", r.seed), num("evalBatches", r.eval_batches);
     return r;
+}
+
+// string[] -> vector; a non-string entry becomes "" (the core names what it needs)
+inline std::vector<std::string> string_list(const val& a) {
+    std::vector<std::string> out;
+    if (!val::global("Array").call<bool>("isArray", a)) return out;
+    const int n = a["length"].as<int>();
+    for (int i = 0; i < n; ++i) out.push_back(a[i].isString() ? a[i].as<std::string>() : std::string());
+    return out;
+}
+
+// number[][] -> (G,S) doubles; a non-number entry becomes NaN (the core says a result is missing)
+inline std::vector<std::vector<double>> number_table(const val& rows) {
+    std::vector<std::vector<double>> out;
+    if (!val::global("Array").call<bool>("isArray", rows)) return out;
+    const int g = rows["length"].as<int>();
+    for (int i = 0; i < g; ++i) {
+        const val row = rows[i];
+        out.emplace_back();
+        if (!val::global("Array").call<bool>("isArray", row)) continue;
+        const int n = row["length"].as<int>();
+        for (int j = 0; j < n; ++j) out.back().push_back(row[j].isNumber() ? row[j].as<double>() : NAN);
+    }
+    return out;
 }
 
 // { ablate: [[layer, head], ...], tie } -> HeadEdits
@@ -274,6 +299,26 @@ inline val to_js(const mha::WorkedExample& ex) {
     r.set("scores", copy_out(ex.scores)), r.set("scaled", copy_out(ex.scaled)), r.set("masked", copy_out(ex.masked));
     r.set("att", copy_out(ex.att)), r.set("heads", copy_out(ex.heads)), r.set("concat", copy_out(ex.concat));
     r.set("wo", copy_out(ex.wo)), r.set("out", copy_out(ex.out));
+    return r;
+}
+
+// { settings: [{seeds, mean, min, max, spread}], toReference: [{mean, min, max, spread, beyondNoise}], verdicts }
+inline val to_js(const mha::SeedComparison& c) {
+    val settings = val::array(), pairs = val::array();
+    for (const mha::SeedSummary& x : c.settings) {
+        val o = val::object();
+        o.set("seeds", x.seeds), o.set("mean", x.mean), o.set("min", x.min), o.set("max", x.max);
+        o.set("spread", x.spread());
+        settings.call<void>("push", o);
+    }
+    for (const mha::PairedDifference& d : c.to_reference) {
+        val o = val::object();
+        o.set("mean", d.mean), o.set("min", d.min), o.set("max", d.max), o.set("spread", d.spread);
+        o.set("beyondNoise", d.beyond_noise);
+        pairs.call<void>("push", o);
+    }
+    val r = ok();
+    r.set("settings", settings), r.set("toReference", pairs), r.set("verdicts", strings(c.verdicts));
     return r;
 }
 
