@@ -11,6 +11,9 @@ BUILD_PACKAGES=(cmake make g++ emscripten libxtensor-dev libxsimd-dev catch2 wab
 # and those only the tests need (python3-torch: the checkpoint interop test loads our files in PyTorch;
 # libopenblas0-pthread: without it Debian's torch falls back to the reference BLAS, ~10x slower, for the bench)
 TEST_PACKAGES=(chromium python3 python3-torch libopenblas0-pthread)
+# and the fuzz targets (scripts/fuzz, scripts/test): clang with libFuzzer; the runtime that -fsanitize=fuzzer links
+# (libclang_rt.fuzzer) is in libclang-rt-14-dev, which clang-14 only recommends, so it is named here
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
