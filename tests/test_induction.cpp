@@ -44,8 +44,7 @@ Measured train_and_measure(const InductionSetting& k, int layers, std::uint64_t 
     std::unique_ptr<Run> run;
     const std::string err = make_run(induction_lab_spec(k, layers, seed), run);
     if (!err.empty()) throw std::runtime_error(err);  // not REQUIRE: the control runs on another thread
-    while (!run->finished())
-        if (run->train(RunLimits::max_chunk).steps.empty()) break;
+    run->train_to_end();
     Measured r;
     r.full = run->measure_induction();
     if (layers == 2) {

@@ -148,6 +148,7 @@ TEST_CASE("a run trains, the validation loss falls below the unigram baseline, t
     CHECK(rest.steps.size() == 50);  // stops at the end of the 60-step schedule
     CHECK(r->finished());
     CHECK(r->train(5).steps.empty());
+    CHECK(r->train_to_end() == 0);
     const double after = r->evaluate();
     CHECK(after < before - 0.5);
     CHECK(after < r->facts().baseline_loss);
@@ -193,6 +194,9 @@ TEST_CASE("a new schedule continues exactly as a run built with it from a checkp
     const auto a_next = a->train(8);
     const auto b = built(text_spec());
     b->train(12);
+    const auto whole = built(text_spec());
+    CHECK(whole->train_to_end() == 60);
+    CHECK(whole->finished());
     RunSpec from_file = text_spec(small_model(), longer);
     from_file.checkpoint = b->snapshot(true);
     const auto c = built(from_file);

@@ -160,6 +160,12 @@ TrainChunk Run::train(int n) {
     return chunk;
 }
 
+int Run::train_to_end() {
+    const int first = steps_done();
+    while (!finished()) train(RunLimits::max_chunk);
+    return steps_done() - first;
+}
+
 double Run::evaluate() { return trainer_->evaluate(eval_); }
 
 double Run::divergence_limit() const { return kDivergenceFactor * std::log(double(model().config().vocab_size)); }

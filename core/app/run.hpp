@@ -107,6 +107,9 @@ public:
     // up to n steps (1..RunLimits::max_chunk), ending early at the end of the schedule or at the first step that
     // blew up (diverged); throws mha::Error for n out of range
     TrainChunk train(int n);
+    // every step left in the schedule, through blow-ups (the Trainer's guard skips their updates): for scripts and
+    // tests that only want the end; returns the steps taken
+    int train_to_end();
     // mean loss over the fixed validation batches
     double evaluate();
     // a new schedule (lr, min_lr, steps, warmup; e.g. a lower rate after a blow-up), keeping weights, AdamW state and

@@ -327,8 +327,7 @@ double final_val_loss(const Options& o) {
     std::unique_ptr<Run> run;
     const std::string err = make_run(spec_from_flags(o), run);
     if (!err.empty()) die(err);
-    while (!run->finished())
-        if (run->train(RunLimits::max_chunk).steps.empty()) break;
+    run->train_to_end();
     return run->evaluate();
 }
 
