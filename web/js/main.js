@@ -17,6 +17,15 @@ import { ReshapeView } from './views/reshape_view.js';
 
 const $ = (id) => document.getElementById(id);
 
+// loader.js (the page's first script) owns the loading line: ready() hides it, failed(error) says why the core did
+// not load. Without it (this module loaded on its own), the line just goes, or shows the error.
+const loader = globalThis.mhaLoader ?? {
+  ready: () => { $('load-status').hidden = true; },
+  failed: (err) => {
+    $('load-status').textContent = `The WebAssembly core could not be loaded (${err?.message ?? err}).`;
+  },
+};
+
 const ui = {
   D: $('in-D'), H: $('in-H'), text: $('in-text'), seed: $('in-seed'),
   order: [...document.querySelectorAll('input[name="order"]')],
@@ -25,7 +34,7 @@ const ui = {
   dh: $('out-dh'), params: $('out-params'), tokens: $('out-tokens'),
   sizesError: $('sizes-error'), attentionError: $('attention-error'),
   notice: $('link-notice'), noticeText: $('link-notice-text'), noticeClose: $('link-notice-close'),
-  loadStatus: $('load-status'), simdArch: $('simd-arch'),
+  simdArch: $('simd-arch'),
   panelBox: $('intro'), reshapePanel: $('panel-reshape'), attentionPanel: $('panel-attention'), sizes: $('card-sizes'),
   workedPanel: $('panel-worked'), headsPanel: $('panel-heads'), insidePanel: $('panel-inside'), paramsPanel: $('panel-params'),
   breakPanel: $('panel-break'), inductionPanel: $('panel-induction'),
@@ -245,12 +254,9 @@ async function start() {
   try {
     const { simdArch } = await loadEngine();
     ui.simdArch.textContent = simdArch;
-    ui.loadStatus.hidden = true;
+    loader.ready();
   } catch (err) {
-    ui.loadStatus.textContent = `The WebAssembly core could not be loaded (${err?.message ?? err}). ` +
-      'This page needs a browser with WebAssembly SIMD (Chrome 91+, Firefox 89+, Safari 16.4+).';
-    ui.loadStatus.setAttribute('role', 'alert');
-    ui.loadStatus.classList.add('alert');
+    loader.failed(err);
     return;
   }
   // the settings' bounds, lists and defaults are partly the core's: the URL is read once they are known
