@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A static file server for public/, on the loopback address only. Used by scripts/start and the browser tests.
-//   node scripts/serve.mjs [--port 8000] [--root public]      (--port 0 picks a free port)
+//   node scripts/serve.mjs [--port 8000] [--root public] [--csp]      (--port 0 picks a free port)
+// --csp sends STRICT_CSP with every response: the policy many course hosts send, under which the page must work.
 // Exported startServer() lets the tests run it in-process.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -14,12 +15,19 @@ const MIME = {
   '.safetensors': 'application/octet-stream',
 };
 
+/** The Content-Security-Policy the site works under (README, "Embedding in a course page"). */
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
+  "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
+
 /**
  * Serves root on 127.0.0.1:port. Resolves to { server, port, url }.
- * @param {{root?: string, port?: number}} options
+ * @param {{root?: string, port?: number, csp?: boolean|string}} options
+ *   csp: true sends STRICT_CSP as a Content-Security-Policy header with every response, a string sends that policy
  */
-export function startServer({ root = fileURLToPath(new URL('../public', import.meta.url)), port = 8000 } = {}) {
+export function startServer({ root = fileURLToPath(new URL('../public', import.meta.url)), port = 8000, csp = false } = {}) {
   const base = resolve(root);
+  const policy = csp === true ? STRICT_CSP : csp || '';
+  const security = policy ? { 'Content-Security-Policy': policy } : {};
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
@@ -27,11 +35,11 @@ export function startServer({ root = fileURLToPath(new URL('../public', import.m
       if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'EACCES' });
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
+      res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ...security });
       res.end(body);
     } catch (err) {
       const code = err.code === 'EACCES' ? 403 : 404;
-      res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', ...security });
       res.end(code === 403 ? 'forbidden' : 'not found');
     }
   });
@@ -49,6 +57,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const i = process.argv.indexOf(name);
     return i > 0 ? process.argv[i + 1] : fallback;
   };
-  const { url } = await startServer({ root: arg('--root', undefined), port: Number(arg('--port', 8000)) });
-  console.log(`mha-sandbox: ${url}`);
+  const csp = process.argv.includes('--csp');
+  const { url } = await startServer({ root: arg('--root', undefined), port: Number(arg('--port', 8000)), csp });
+  console.log(`mha-sandbox: ${url}${csp ? ' (with the strict Content-Security-Policy)' : ''}`);
 }
