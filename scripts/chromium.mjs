@@ -45,12 +45,16 @@ export function isForeign(url) {
 
 /**
  * Records a page's console errors and uncaught errors into record.errors, and every request that would leave
- * 127.0.0.1 into record.foreign.
+ * 127.0.0.1 into record.foreign; with record.violations, the violations that reportViolations prints go there.
  * @param {import('playwright-core').Page} page
- * @param {{errors: string[], foreign: string[]}} record
+ * @param {{errors: string[], foreign: string[], violations?: string[]}} record
  */
 export function watchPage(page, record) {
-  page.on('console', (m) => { if (m.type() === 'error') record.errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (record.violations && m.text().startsWith(VIOLATION_PREFIX)) record.violations.push(m.text());
+    else record.errors.push(m.text());
+  });
   page.on('pageerror', (e) => record.errors.push(`pageerror: ${e.message}`));
   page.on('request', (r) => { if (isForeign(r.url())) record.foreign.push(r.url()); });
 }
@@ -81,4 +85,22 @@ export async function serveOnePage(html) {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   return { server, url: `http://127.0.0.1:${server.address().port}/` };
+}
+
+/** What reportViolations prints: a console error that starts with this. */
+export const VIOLATION_PREFIX = 'securitypolicyviolation:';
+
+/**
+ * Makes every Content-Security-Policy violation in the documents of context (pages and frames, sandboxed ones
+ * too; a securitypolicyviolation event, caught from the document's creation on) a console error starting with
+ * VIOLATION_PREFIX, which watchPage files under record.violations when the record has that list. Workers are not
+ * covered: a policy's report-uri sees those.
+ * @param {import('playwright-core').BrowserContext} context
+ */
+export function reportViolations(context) {
+  return context.addInitScript((prefix) => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`${prefix} ${e.effectiveDirective} refused ${e.blockedURI || '(nothing named)'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  }, VIOLATION_PREFIX);
 }
