@@ -221,3 +221,31 @@ export function checkRun(settings) {
   if (err) return fail(err);
   return mod._checkRun(settings);
 }
+
+// ---------------------------------------------------------------- the core's rules: comparisons over seeds
+
+/**
+ * @typedef {{seeds: number, mean: number, min: number, max: number, spread: number}} SeedSummary  one setting's
+ *   values over its seeds; spread = (max − min) / 2, the "±"
+ * @typedef {{mean: number, min: number, max: number, spread: number, beyondNoise: boolean}} PairedDifference
+ *   values[g][s] − values[reference][s] over the seeds s; spread: the larger half-range of the two settings
+ */
+
+/**
+ * Is a difference between settings larger than the spread between seeds? The core's verdict on paired runs
+ * (core/lab/seed_effects.hpp): seed s of every setting drew the same data order and initialisation, so setting g is
+ * compared with the reference seed by seed. The page shows the verdicts as they are.
+ * @param {string[]} labels (G) the settings' names, e.g. ['H = 1', 'H = 4', 'H = 8']
+ * @param {number[][]} values (G,S) one number per setting and seed (e.g. the final validation loss), every row the
+ *   same seeds in the same order, S ≥ 1
+ * @param {number} reference index of the setting the others are compared with
+ * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[]}
+ *         | {ok: false, error: string}} settings, toReference, verdicts: (G) each; the reference's verdict is ''
+ */
+export function compareOverSeeds(labels, values, reference) {
+  let err = notLoaded() ?? checkInt(reference, 'The reference');
+  if (!err && !(Array.isArray(labels) && labels.every((l) => typeof l === 'string'))) err = 'The labels must be strings.';
+  if (!err && !(Array.isArray(values) && values.every(Array.isArray))) err = 'The values must be one list per setting.';
+  if (err) return fail(err);
+  return mod._compareOverSeeds(labels, values, reference);
+}
