@@ -1,0 +1,160 @@
+// Loss curves of settings trained over several seeds (the heads panel), on one set of axes (uPlot): per setting, the
+// mean validation loss over its seeds as a thick line with points, a band from the lowest to the highest seed, and
+// the mean training loss of each step's batch as a thin line; a dashed unigram baseline. Settings differ by colour
+// AND dash pattern. The legend names one entry per setting (its value: the mean and the seeds' range at the cursor)
+// and the baseline; the band edges and training lines stay out of it (the caption explains them).
+import { el } from './dom.js';
+import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
+
+const SIZE = { height: 300, minWidth: 280 };  // px
+const AUX = 'aux-series';  // class of the series the legend leaves out (style.css)
+const ALPHA = { band: '2e', edge: '66', train: '88' };  // hex alpha appended to a setting's colour
+
+/**
+ * @typedef {{train: {step: number[], loss: number[]}, val: {step: number[], loss: number[]}}} Curve  one run
+ * @typedef {{label: string, seeds: number, runs: Curve[], grid?: number[]}} Group  one setting: its planned seeds,
+ *   the runs so far, and the steps its validation curves are read at (the schedule's evaluation steps; without it,
+ *   the steps each run measured at)
+ * @typedef {{mean: Array<number|null>, min: Array<number|null>, max: Array<number|null>, n: number[]}} Summary
+ *   (X) each, X the steps 0..last: over the runs that have a value at that step (null where none has; n: how many)
+ */
+
+/**
+ * Mean, lowest and highest value at each step over the runs. Without a grid, over the runs that have a point at
+ * that step; with one, at the grid's steps, over the runs whose curve spans the step, each read off its curve (the
+ * straight line between its two measurements around the step, as the chart draws it). A worker measures when its
+ * chunk of steps has crossed an evaluation step, so runs trained side by side may measure a few steps apart.
+ * @param {Array<{step: number[], loss: number[]}>} curves each in step order
+ * @param {number} X the number of steps shown (0..X-1)
+ * @param {number[]} [grid] steps to read the curves at
+ * @returns {Summary}
+ */
+export function summariseCurves(curves, X, grid) {
+  const sum = new Array(X).fill(0), n = new Array(X).fill(0);
+  const min = new Array(X).fill(null), max = new Array(X).fill(null);
+  const add = (s, v) => {
+    if (s >= X || !Number.isFinite(v)) return;
+    sum[s] += v;
+    n[s] += 1;
+    min[s] = min[s] === null ? v : Math.min(min[s], v);
+    max[s] = max[s] === null ? v : Math.max(max[s], v);
+  };
+  for (const c of curves) {
+    if (!grid) {
+      c.step.forEach((s, i) => add(s, c.loss[i]));
+      continue;
+    }
+    for (const s of grid) {
+      const j = c.step.findIndex((t) => t >= s);  // the first measurement at or after s
+      if (j < 0) continue;                         // the run has not got there yet
+      if (c.step[j] === s) add(s, c.loss[j]);
+      else if (j > 0) {
+        const [s0, s1, v0, v1] = [c.step[j - 1], c.step[j], c.loss[j - 1], c.loss[j]];
+        add(s, v0 + ((v1 - v0) * (s - s0)) / (s1 - s0));
+      }
+    }
+  }
+  return { mean: sum.map((v, s) => (n[s] ? v / n[s] : null)), min, max, n };
+}
+
+// uPlot cursor.dataIdx: the index of series si's value nearest to index i (i itself when it has one)
+function nearestPoint(u, si, i) {
+  const d = u.data[si];
+  if (d[i] != null) return i;
+  for (let k = 1; k < d.length; ++k) {
+    if (i - k >= 0 && d[i - k] != null) return i - k;
+    if (i + k < d.length && d[i + k] != null) return i + k;
+  }
+  return i;
+}
+
+export class SeedCurvesView extends UPlotChart {
+  /**
+   * @param {HTMLElement} root an empty container (role="img"); the view owns its content
+   * @param {{valuesRoot: HTMLElement}} settings where the text alternative (a table of validation losses) goes
+   */
+  constructor(root, settings) {
+    super(root, SIZE);
+    this.valuesRoot = settings.valuesRoot;
+  }
+
+  /**
+   * @param {{groups: Group[], baseline: number|null}} data
+   */
+  update({ groups, baseline }) {
+    const key = groups.map((g) => `${g.label}×${g.seeds}`).join('|') + (baseline ? '|b' : '');
+    const runs = groups.flatMap((g) => g.runs);
+    const last = Math.max(1, ...runs.map((r) => Math.max(r.train.step.at(-1) ?? 0, r.val.step.at(-1) ?? 0)));
+    const X = last + 1;
+    const x = Array.from({ length: X }, (_, i) => i);
+    const series = [x];
+    const val = groups.map((g) => summariseCurves(g.runs.map((r) => r.val), X, g.grid));
+    groups.forEach((g, i) => {
+      const train = summariseCurves(g.runs.map((r) => r.train), X);
+      series.push(val[i].mean, val[i].max, val[i].min, train.mean);
+    });
+    if (baseline) series.push(x.map(() => baseline));
+    this.render(key, series, groups.length ? () => this.options(groups, !!baseline) : null);
+    this.describe(groups, val);
+  }
+
+  // per group four series: mean validation (in the legend), highest and lowest seed (the band's edges), mean training
+  options(groups, withBaseline) {
+    const series = [{ label: 'step' }];
+    const bands = [];
+    groups.forEach((g, i) => {
+      const { stroke, dash } = seriesStyle(i);
+      const at = series.length;  // index of this group's mean validation series
+      const several = g.seeds > 1;
+      series.push({ label: several ? `${g.label}, mean of ${g.seeds} seeds` : `${g.label} validation`, stroke, width: 2.5,
+        dash, spanGaps: true, points: { show: true, size: 6, fill: stroke },
+        value: (u, v, si, idx) => (v == null || !several || idx == null ? threeDecimals(u, v)
+          : `${v.toFixed(3)} (${u.data[at + 2][idx].toFixed(3)}–${u.data[at + 1][idx].toFixed(3)})`) });
+      for (const edge of ['highest', 'lowest']) {
+        series.push({ label: `${g.label} ${edge} seed`, class: AUX, stroke: `${stroke}${ALPHA.edge}`, width: 1,
+          spanGaps: true, points: { show: false }, value: threeDecimals });
+      }
+      series.push({ label: `${g.label} training`, class: AUX, stroke: `${stroke}${ALPHA.train}`, width: 1, dash,
+        spanGaps: true, points: { show: false }, value: threeDecimals });
+      bands.push({ series: [at + 1, at + 2], fill: `${stroke}${ALPHA.band}` });
+    });
+    if (withBaseline) series.push({ label: 'unigram baseline', stroke: '#777', width: 1.5, dash: [4, 4], points: { show: false },
+      value: threeDecimals });
+    return {
+      width: this.width(), height: SIZE.height,
+      scales: { x: { time: false } },
+      axes: [{ label: 'training step' }, { label: 'loss (nats per character)' }],
+      series,
+      bands,
+      // drag across to zoom in on the tail; double-click zooms out. The legend shows each series at its measurement
+      // nearest to the cursor (validation is measured every few steps only)
+      cursor: { drag: { x: true, y: false }, dataIdx: nearestPoint },
+    };
+  }
+
+  // the text alternative: the chart's label, and a table of the validation losses (mean and range over the seeds)
+  describe(groups, val) {
+    const at = (v) => (v === null ? '' : v.toFixed(3));
+    const cell = (summary, s) => (summary.n[s] > 1 ? `${at(summary.mean[s])} (${at(summary.min[s])}–${at(summary.max[s])})`
+      : at(summary.mean[s]));
+    const parts = groups.map((g, i) => {
+      const s = val[i].n.findLastIndex((k) => k > 0);
+      if (s < 0) return `${g.label}: not measured yet`;
+      const n = val[i].n[s];
+      return n > 1
+        ? `${g.label}: mean validation loss ${at(val[i].mean[s])} over ${n} seeds (${at(val[i].min[s])} to ${at(val[i].max[s])}) at step ${s}`
+        : `${g.label}: validation loss ${at(val[i].mean[s])} at step ${s}`;
+    });
+    this.root.setAttribute('aria-label', groups.length ? `Loss curves. ${parts.join('; ')}.` : 'Loss curves: no run yet.');
+    const steps = val[0].n.map((_, s) => s).filter((s) => val.some((v) => v.n[s] > 0));
+    const head = el('tr', {}, el('th', { scope: 'col' }, 'step'), ...groups.map((g) => el('th', { scope: 'col' }, g.label)));
+    const body = el('tbody');
+    for (const s of steps) {
+      body.append(el('tr', {}, el('th', { scope: 'row' }, String(s)), ...val.map((v) => el('td', {}, cell(v, s)))));
+    }
+    this.valuesRoot.replaceChildren(el('table', {},
+      el('caption', {}, 'Validation loss (nats per character) by step: the mean over the seeds, their range in brackets ' +
+        '(a seed measured a few steps off is read off its curve)'),
+      el('thead', {}, head), body));
+  }
+}
