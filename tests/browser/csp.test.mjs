@@ -18,7 +18,7 @@ const POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker
   "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
 const REPORTS = '/csp-report';
 // every panel shown (an embedded page has no panel switch), a run of each kind kept tiny
-const FLOWS = 'panel=all&heads=4&steps=6&batch=2&context=16&variants=no_transpose_merge&bsteps=4&bbatch=2&nsteps=16';
+const FLOWS = 'panel=all&heads=4&seeds=1&steps=6&batch=2&context=16&variants=no_transpose_merge&bsteps=4&bbatch=2&nsteps=16';
 
 let server, base, host, hostBase, browser, context, downloadDir;
 const record = { errors: [], foreign: [], violations: [] };
@@ -85,7 +85,7 @@ async function mainFlows(p, f) {
   // export: the curves as CSV, and the model
   const [csv] = await Promise.all([p.waitForEvent('download'), f.click('#c-csv')]);
   const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-  assert.equal(lines[0], 'run,heads,step,train_loss,val_loss');
+  assert.equal(lines[0], 'run,heads,seed,step,train_loss,val_loss');
   assert.equal(lines.length, 1 + 7);  // steps 0..6
   const [model] = await Promise.all([p.waitForEvent('download'), f.click('#i-model')]);
   assert.match(model.suggestedFilename(), /^mha-sandbox-H4-step6\.safetensors$/);

@@ -13,8 +13,8 @@ import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../sc
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-// a quick comparison: three runs of a small model
-const QUICK = 'panel=heads&steps=24&batch=4&context=32&layers=2';
+// a quick comparison: three runs of a small model, one seed each (seeds over H: seeds.test.mjs)
+const QUICK = 'panel=heads&steps=24&batch=4&context=32&layers=2&seeds=1';
 
 let server, base, host, hostBase, browser, context, page;
 const consoleErrors = [];   // console errors and uncaught page errors, from every page and frame
@@ -27,7 +27,7 @@ before(async () => {
   ({ server: host, url: hostBase } = await serveOnePage(`<!doctype html><html><head><title>course page</title></head><body>
       <h1>A course page</h1>
       <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; border: 0"
-        src="${base}?embed=1&panel=heads#steps=12&batch=4&context=32&hide=corpus,lr"></iframe>
+        src="${base}?embed=1&panel=heads#steps=12&batch=4&context=32&seeds=1&hide=corpus,lr"></iframe>
       <script>
         window.heights = [];
         window.addEventListener('message', (e) => {
@@ -104,8 +104,10 @@ test('the H = 1, 4, 8 comparison runs to completion and draws three curves', asy
   assert.equal(new Set(rows.map((r) => r[1])).size, 1, `parameter counts differ: ${JSON.stringify(rows)}`);
   for (const r of rows) assert.ok(Number(r[2]) < Math.log(62), `val loss ${r[2]}`);
   assert.match(await page.locator('#c-final .table-caption').textContent(), /parameter counts are equal/);
-  // uPlot: 3 × (validation, training) + the baseline in the legend, and a painted canvas
-  assert.equal(await page.locator('#c-chart .u-legend .u-series').count(), 1 + 3 * 2 + 1);
+  // uPlot: one legend entry per H (its validation curve; band edges and training lines are not listed) + the
+  // baseline, and a painted canvas
+  assert.equal(await page.locator('#c-chart .u-legend .u-series:not(.aux-series)').count(), 1 + 3 + 1);
+  assert.equal(await page.locator('#c-chart .u-legend .u-series.aux-series').count(), 3 * 3);
   const painted = await paintedPixels(page.locator('#c-chart canvas'));
   assert.ok(painted > 5000, `chart canvas nearly empty (${painted} pixels)`);
   assert.match(await page.locator('#c-chart').getAttribute('aria-label'), /H = 8: validation loss \d\.\d{3} at step 24/);
@@ -197,7 +199,7 @@ test('exports: the curves as CSV, a heatmap as PNG, the model as .safetensors', 
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#c-csv')]);
   assert.equal(csv.suggestedFilename(), 'mha-sandbox-curves.csv');
   const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-  assert.equal(lines[0], 'run,heads,step,train_loss,val_loss');
+  assert.equal(lines[0], 'run,heads,seed,step,train_loss,val_loss');
   assert.equal(lines.length, 1 + 3 * 25);  // steps 0..24 of each run
 });
 
@@ -234,7 +236,7 @@ test('invalid head counts, sizes and empty or out-of-range fields are sentences,
 });
 
 test('text that is too large, empty or shorter than the context is refused with the limit stated', async () => {
-  const p = await openPage('#panel=heads&corpus=pasted&steps=5&batch=2&context=32');
+  const p = await openPage('#panel=heads&corpus=pasted&steps=5&batch=2&context=32&seeds=1');
   try {
     await p.evaluate(() => {
       const t = document.getElementById('c-text');
@@ -261,7 +263,7 @@ test('text that is too large, empty or shorter than the context is refused with 
 });
 
 test('a learning rate that blows up pauses the run with a message and offers the last good snapshot', async () => {
-  const p = await openPage('#panel=heads&heads=4&lr=10&steps=200&batch=4&context=32');
+  const p = await openPage('#panel=heads&heads=4&lr=10&steps=200&batch=4&context=32&seeds=1');
   try {
     await p.click('#c-start');
     const alert = p.locator('#c-runs .run-card.status-diverged .alert');
@@ -279,7 +281,7 @@ test('a learning rate that blows up pauses the run with a message and offers the
 });
 
 test('a worker that dies is reported and restarted from its last snapshot; the curves are kept', async () => {
-  const p = await openPage('#panel=heads&heads=4&steps=80&batch=4&context=32');
+  const p = await openPage('#panel=heads&heads=4&steps=80&batch=4&context=32&seeds=1');
   try {
     await p.click('#c-start');
     await p.waitForFunction(() => (globalThis.mhaDebug.runs()[0]?.lastFull?.step ?? 0) >= 16);

@@ -14,7 +14,7 @@ import { thinSnapshots } from '../../web/js/runs.js';
 
 const STEPS = 5000;
 // a tiny model so that 5,000 steps take seconds: the bounds are about what is kept, not how fast
-const LONG = `panel=heads&heads=4&cD=16&layers=1&context=8&batch=2&steps=${STEPS}`;
+const LONG = `panel=heads&heads=4&seeds=1&cD=16&layers=1&context=8&batch=2&steps=${STEPS}`;
 const MAX_WORKER_HEAP = 64 << 20;  // bytes of wasm memory a worker of this model may use
 const MAX_PAGE_HEAP = 128 << 20;   // bytes of the page's JS heap (performance.memory, Chromium)
 

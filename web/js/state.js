@@ -26,7 +26,7 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
-  'context', 'batch', 'steps', 'lr', 'cseed', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
+  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
   'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
@@ -42,7 +42,9 @@ const PAGE = Object.freeze({
   maxSteps: 5000,        // steps of the heads and break-it panels
   inductionMaxSteps: 20000,
   inductionMaxLr: 1,
-  maxHeadCounts: 4,      // runs compared side by side in the heads panel
+  maxHeadCounts: 4,      // head counts compared side by side in the heads panel
+  seeds: 3,              // seeds per head count in the heads panel (paired: the same seeds for every H)...
+  maxSeeds: 8,           // ...and at most: 4 head counts × 8 seeds is 32 runs
 });
 
 /**
@@ -80,6 +82,8 @@ function makeProps(c) {
     { name: 'steps', type: 'int', default: run.steps, min: 1, max: PAGE.maxSteps, help: 'training steps' },
     lr('lr', run.lr, limits.maxLr, 'peak learning rate'),
     seed('cseed', 'seed of weights and batches'),
+    { name: 'seeds', type: 'int', default: PAGE.seeds, min: 1, max: PAGE.maxSeeds,
+      help: 'seeds per head count: cseed, cseed + 1, … for every H' },
     { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
     // look inside
     { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,

@@ -1,11 +1,13 @@
-// The heads panel, "Heads, compared": the settings, one Run (one worker) per head count, live curves, progress, the
-// final table and samples; CSV of the curves; a .safetensors file loaded as one more run. Wiring only: the numbers
-// come from the core in the workers, the pictures from the views.
-import { checkRun, constants } from '../engine.js';
+// The heads panel, "Heads, compared": the settings; S seeds per head count (paired: seed s is the same data order and
+// initialisation for every H), one Run (one worker) each, as many at once as the machine has cores and the rest
+// queued; live curves (per H the mean over its seeds and their range), progress, the final table with the core's
+// verdict on each H against seed noise, and a sample per H; CSV of the curves; a .safetensors file loaded as one
+// more run. Wiring only: the numbers and the verdicts come from the core, the pictures from the views.
+import { checkRun, compareOverSeeds, constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { allReady, drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
+import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
 import { prop } from '../state.js';
-import { CurvesView } from '../views/curves_view.js';
+import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 
@@ -17,8 +19,23 @@ const SETTINGS = {
   drawMs: 250,             // redraw curves and progress at most this often while training
 };
 
+// a run takes one of the slots (one core each) from its set-up until it ends or blows up (then it waits for the user)
+const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
+
 const $ = (id) => document.getElementById(id);
 const mib = (bytes) => bytes / 2 ** 20;
+// a difference as the core writes one: "+0.012", "−0.004" (a real minus sign)
+const signed = (v) => {
+  const t = Math.abs(v).toFixed(3);
+  return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
+};
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * @typedef {{H: number, index: number, seed: number, key: string, label: string, settings: object,
+ *            run: Run|null, cancelled: boolean}} Planned  one run of a comparison: head count H, its index-th seed;
+ *   run: null while it waits for a free slot; cancelled: stopped before it started
+ */
 
 /**
  * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, runsChanged(event), readable(msg) }
@@ -26,16 +43,25 @@ const mib = (bytes) => bytes / 2 ** 20;
 export function setupHeads(app) {
   const ui = {
     heads: $('c-heads'), D: $('c-D'), layers: $('c-layers'), context: $('c-context'), batch: $('c-batch'),
-    steps: $('c-steps'), lr: $('c-lr'), seed: $('c-seed'), corpus: [...document.querySelectorAll('input[name="corpus"]')],
+    steps: $('c-steps'), lr: $('c-lr'), seed: $('c-seed'), seeds: $('c-seeds'),
+    corpus: [...document.querySelectorAll('input[name="corpus"]')],
     text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
   };
-  const curves = new CurvesView($('c-chart'), { valuesRoot: $('c-values') });
+  const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const form = numberFields([[ui.D, 'cD', 'D'], [ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
     [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.seed, 'cseed', 'The seed'],
-    [ui.lr, 'lr', 'The learning rate']]);
+    [ui.seeds, 'seeds', 'Seeds per H'], [ui.lr, 'lr', 'The learning rate']]);
   let corpusText = '';
+  // the comparison being trained: its head counts and seeds as they were when Train was clicked, the runs planned
+  /** @type {{heads: number[], seeds: number, text: string, evalSteps: number[], startedAt: number, wall: number|null,
+   *           slots: number}|null} */
+  let comparison = null;
+  /** @type {Planned[]} in the order they start: every H's first seed, then every H's second seed, … */
+  let plan = [];
+  let held = false;     // paused by the user: no queued run starts until Resume
+  let stopped = false;  // Stop was clicked: a run that finishes setting up ends at once
 
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
@@ -58,8 +84,9 @@ export function setupHeads(app) {
     app.paramsChanged?.();
   }
 
-  // the settings as the workers take them (without nHeads: one run per head count), or a sentence about what is
-  // wrong: the form's ranges, then the core's verdict on each run (D divisible by H, naming the nearest H that is)
+  // the settings as the workers take them (without nHeads and seed: one run per head count and seed), or a sentence
+  // about what is wrong: the form's ranges, then the core's verdict on the runs (D divisible by H, naming the nearest
+  // H that is; the last seed within the core's range)
   function runSettings() {
     const s = app.state;
     const counts = prop('heads');
@@ -74,7 +101,9 @@ export function setupHeads(app) {
       warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction, seed: s.cseed,
       evalEvery: stepsBetween(s.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.steps, SETTINGS.snapshots),
     };
-    const bad = s.heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok);
+    const lastSeed = s.cseed + s.seeds - 1;
+    const bad = s.heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok)
+      ?? [checkRun({ ...settings, nHeads: s.heads[0], seed: lastSeed })].find((r) => !r.ok);
     return bad ? { error: bad.error } : settings;
   }
 
@@ -114,13 +143,49 @@ export function setupHeads(app) {
     }
     for (const r of runs()) r.dispose();
     app.runs.clear();
-    for (const H of app.state.heads) {
-      const run = new Run({ key: `H${H}`, label: `H = ${H}`, settings: { ...settings, nHeads: H }, text, onEvent });
-      app.runs.set(run.key, run);
+    const { heads, seeds, cseed } = app.state;
+    // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView)
+    const evalSteps = Array.from({ length: Math.floor(settings.steps / settings.evalEvery) + 1 }, (_, k) => k * settings.evalEvery);
+    if (evalSteps.at(-1) !== settings.steps) evalSteps.push(settings.steps);
+    comparison = { heads: [...heads], seeds, text, evalSteps, startedAt: performance.now(), wall: null,
+      slots: Math.max(1, navigator.hardwareConcurrency || 1) };
+    // seed-major: the first seed of every H trains first, so that the comparison fills in seed by seed
+    plan = [];
+    for (let index = 0; index < seeds; ++index) {
+      for (const H of heads) {
+        const seed = cseed + index;
+        // the first seed keeps the plain key and label: look inside (irun = H) and the file names use it
+        plan.push({ H, index, seed, key: index ? `H${H}-seed${seed}` : `H${H}`,
+          label: seeds > 1 ? `H = ${H}, seed ${seed}` : `H = ${H}`, settings: { ...settings, nHeads: H, seed },
+          run: null, cancelled: false });
+      }
     }
+    held = false;
+    stopped = false;
+    delete document.documentElement.dataset.comparison;
     app.runsChanged({ type: RUN_EVENT.reset });
     ui.status.textContent = 'Setting up the workers…';
+    fill();
     draw();
+  }
+
+  // starts queued runs while fewer runs than slots are busy (an uploaded file's run counts while it trains)
+  function fill() {
+    if (held || stopped || !comparison) return;
+    let busy = runs().filter((r) => (r.key === 'upload' ? r.status === 'running' : BUSY.includes(r.status))).length;
+    for (const p of plan) {
+      if (busy >= comparison.slots) break;
+      if (p.run || p.cancelled) continue;
+      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent });
+      app.runs.set(p.key, p.run);
+      busy += 1;
+    }
+    // a loaded file's run stays last in the list (look inside lists the runs in this order)
+    const upload = app.runs.get('upload');
+    if (upload) {
+      app.runs.delete('upload');
+      app.runs.set('upload', upload);
+    }
   }
 
   async function loadFile(file) {
@@ -151,8 +216,10 @@ export function setupHeads(app) {
       if (run.key === 'upload') {
         run.settings = { ...run.settings, nHeads: run.facts.nHeads, dModel: run.facts.dModel, nLayers: run.facts.nLayers, context: run.facts.context };
         run.label = `file (H = ${run.facts.nHeads})`;
-      } else if (allReady(runs())) {
-        for (const r of runs()) if (r.key !== 'upload') r.start();
+      } else if (stopped) {
+        run.stop();
+      } else if (!held) {
+        run.start();
       }
     }
     if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
@@ -162,7 +229,9 @@ export function setupHeads(app) {
     }
     if (type === RUN_EVENT.restarted) ui.status.textContent += ` ${run.label} is running again.`;
     app.runsChanged(e);
-    schedule(type !== RUN_EVENT.progress && type !== RUN_EVENT.val && type !== RUN_EVENT.snapshot);
+    const streaming = type === RUN_EVENT.progress || type === RUN_EVENT.val || type === RUN_EVENT.snapshot;
+    if (!streaming) fill();  // a run ended, failed or blew up: its slot is free
+    schedule(!streaming);
   }
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
@@ -170,32 +239,83 @@ export function setupHeads(app) {
 
   function draw() {
     const all = runs();
+    const upload = app.runs.get('upload') ?? null;
     const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
-    curves.update({ runs: all.map((r) => ({ label: r.label, train: r.train, val: r.val })), baseline });
+    const groups = (comparison?.heads ?? []).map((H) => ({ label: `H = ${H}`, seeds: comparison.seeds,
+      runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
+    if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
+    curves.update({ groups, baseline });
+    const queued = plan.filter((p) => !p.run && !p.cancelled).length;
     const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
     const running = all.some((r) => r.status === 'running');
-    const paused = all.some((r) => r.status === 'paused' || r.status === 'ready');
+    const paused = all.some((r) => r.status === 'paused' || r.status === 'ready') || (held && queued > 0);
     ui.pause.disabled = !running && !paused;
     ui.pause.textContent = running || !paused ? 'Pause' : 'Resume';
     ui.pause.setAttribute('aria-pressed', String(!running && paused));
-    ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready', 'diverged'].includes(r.status));
+    ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready', 'diverged'].includes(r.status)) && !queued;
     ui.csv.disabled = !all.some((r) => r.val.step.length);
     ui.start.textContent = all.length ? 'Train again' : 'Train';
-    const nodes = all.map(runCard);
-    if (nodes.length !== ui.runs.children.length || nodes.some((n, i) => ui.runs.children[i] !== n)) ui.runs.replaceChildren(...nodes);
-    for (const r of cards.keys()) if (!all.includes(r)) cards.delete(r);
-    drawFinal(all);
+    drawCards(upload);
+    drawFinal(upload);
+    const allDone = plan.length + (upload ? 1 : 0) > 0 && !queued
+      && plan.every((p) => p.cancelled || p.run?.status === 'done') && (!upload || upload.status === 'done');
     if (!all.length) ui.status.textContent = '';
-    else if (all.every((r) => r.status === 'done')) {
-      const wall = Math.max(...all.map((r) => r.wallSeconds));
-      ui.status.textContent = `Done: ${all.length} runs in ${wall.toFixed(1)} s of wall time.`;
+    else if (allDone) {
+      if (comparison) comparison.wall ??= (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+      const trained = all.filter((r) => r.status === 'done').length;
+      const wall = comparison?.wall ?? upload.wallSeconds;
+      const at = comparison && trained > 1 ? `, ${comparison.slots} at a time` : '';
+      ui.status.textContent = `Done: ${plural(trained, 'run')} in ${wall.toFixed(1)} s of wall time${at}.`;
       document.documentElement.dataset.comparison = 'done';
-    } else if (active && !ui.status.textContent.includes('restarted')) ui.status.textContent = running ? 'Training…' : ui.status.textContent;
+    } else if (!ui.status.textContent.includes('restarted')) {
+      const waiting = queued ? ` ${comparison.slots} at a time (one per core of this machine); ${queued} waiting.` : '';
+      if (running) ui.status.textContent = `Training…${waiting}`;
+      else if (held && (active || paused)) ui.status.textContent = `Paused${queued ? `; ${queued} runs waiting` : ''}.`;
+    }
   }
 
-  // one card per run, updated in place (a button inside keeps its focus while the other runs train on)
+  // the cards: one per run, in a column per head count (its seeds one below the other), a run still waiting for a
+  // slot as a card that says so; a loaded file's run in a column of its own
+  const columns = new Map();  // H or 'upload' -> element
+  function drawCards(upload) {
+    const column = (name, nodes) => {
+      if (!columns.has(name)) columns.set(name, el('div', { class: 'run-column', 'data-heads': String(name) }));
+      const c = columns.get(name);
+      c.classList.toggle('several', nodes.length > 1);
+      replaceIfChanged(c, nodes);
+      return c;
+    };
+    const nodes = (comparison?.heads ?? []).map((H) => column(H, plan.filter((p) => p.H === H)
+      .map((p) => (p.run ? runCard(p.run, p.index === 0) : waitingCard(p)))));
+    if (upload) nodes.push(column('upload', [runCard(upload, true)]));
+    replaceIfChanged(ui.runs, nodes);
+    const shown = new Set([...plan.map((p) => p.run), upload]);
+    for (const r of cards.keys()) if (!shown.has(r)) cards.delete(r);
+    for (const p of waiting.keys()) if (p.run || !plan.includes(p)) waiting.delete(p);
+  }
+
+  // replaces an element's children only when they differ (a button inside keeps its focus while the runs train on)
+  function replaceIfChanged(parent, nodes) {
+    if (nodes.length !== parent.children.length || nodes.some((n, i) => parent.children[i] !== n)) parent.replaceChildren(...nodes);
+  }
+
+  const waiting = new Map();  // Planned -> its card while it has no run
+  function waitingCard(p) {
+    let c = waiting.get(p);
+    if (!c) {
+      c = { facts: el('p', { class: 'run-facts' }) };
+      c.card = el('div', { class: 'run-card status-queued', 'data-run': p.key }, el('h3', {}, p.label),
+        el('progress', { max: p.settings.steps, value: 0, 'aria-label': `${p.label}: waiting` }), c.facts);
+      waiting.set(p, c);
+    }
+    c.facts.textContent = p.cancelled ? 'not run: stopped before it started' : 'waiting for a free core';
+    return c.card;
+  }
+
+  // one card per run, updated in place
   const cards = new Map();
-  function runCard(run) {
+  // withParams: the parameter count in the title (a head count's later seeds have the first seed's)
+  function runCard(run, withParams) {
     let c = cards.get(run);
     if (!c) {
       c = { title: el('h3', {}), progress: el('progress', {}), facts: el('p', { class: 'run-facts' }), extra: el('div', {}), shown: '' };
@@ -207,7 +327,7 @@ export function setupHeads(app) {
     const left = run.secondsLeft();
     const val = run.val.loss.at(-1);
     c.card.className = `run-card status-${run.status}`;
-    c.title.replaceChildren(run.label, ' ', el('span', { class: 'muted' }, run.facts ? `${count(run.facts.params)} parameters` : ''));
+    c.title.replaceChildren(run.label, ' ', el('span', { class: 'muted' }, run.facts && withParams ? `${count(run.facts.params)} parameters` : ''));
     c.progress.max = steps;
     c.progress.value = run.stepsDone;
     c.progress.setAttribute('aria-label', `${run.label}: ${Math.round(pct)}% of the steps done`);
@@ -258,33 +378,83 @@ export function setupHeads(app) {
     return out;
   }
 
-  function drawFinal(all) {
-    const done = all.filter((r) => r.status === 'done');
-    ui.samples.replaceChildren(...done.filter((r) => r.sample).map((r) => el('figure', { class: 'sample' },
-      el('figcaption', {}, `Sample from ${r.label} after ${r.stepsDone} steps`), el('pre', {}, r.sample))));
-    if (!done.length) return ui.final.replaceChildren();
-    const rows = all.map((r) => [r.label, r.facts ? count(r.facts.params) : '–',
-      r.val.loss.length ? r.val.loss.at(-1).toFixed(3) : '–',
-      r.train.loss.length ? r.train.loss.at(-1).toFixed(3) : '–',
-      r.status === 'done' ? `${r.wallSeconds.toFixed(1)} s` : statusWord(r),
-      r.seconds > 0 ? count(r.tokensPerSecond()) : '–']);
-    const same = new Set(all.filter((r) => r.facts).map((r) => r.facts.params)).size === 1;
-    ui.final.replaceChildren(table(
-      `Final numbers. ${same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : ''}`,
-      ['run', 'parameters', 'final validation loss', 'last training loss', 'wall time', 'tokens/s'], rows, { class: 'final-table' }));
+  // the samples (one per H: its first seed's) and the final table: per H the final validation loss over the seeds
+  // that every H has finished, the paired difference to the first H, and the core's verdict on it
+  function drawFinal(upload) {
+    const firsts = plan.filter((p) => p.index === 0 && p.run?.status === 'done' && p.run.sample)
+      .map((p) => ({ run: p.run, name: comparison.seeds > 1 ? `H = ${p.H} (seed ${p.seed})` : p.label }));
+    if (upload?.status === 'done' && upload.sample) firsts.push({ run: upload, name: upload.label });
+    ui.samples.replaceChildren(...firsts.map(({ run: r, name }) => el('figure', { class: 'sample' },
+      el('figcaption', {}, `Sample from ${name} after ${r.stepsDone} steps`), el('pre', {}, r.sample))));
+    const nodes = comparison ? seedTable() : [];
+    if (upload?.facts && upload.val.loss.length) nodes.push(uploadTable(upload));
+    ui.final.replaceChildren(...nodes);
   }
 
+  // a run that counts in the comparison: trained to the end of its schedule, with a final validation loss
+  const finished = (run) => run?.status === 'done' && run.stepsDone === run.settings.steps && Number.isFinite(run.val.loss.at(-1));
+
+  function seedTable() {
+    const { heads, seeds } = comparison;
+    const entry = (H, index) => plan.find((p) => p.H === H && p.index === index);
+    // the paired seeds: those every H has finished
+    const complete = Array.from({ length: seeds }, (_, i) => i).filter((i) => heads.every((H) => finished(entry(H, i)?.run)));
+    const training = plan.some((p) => !p.cancelled && !['done', 'failed'].includes(p.run?.status));
+    if (!complete.length) {
+      if (!plan.some((p) => p.run?.status === 'done')) return [];
+      return [el('p', { class: 'table-caption' }, training
+        ? 'The final numbers appear once every H has finished the same seed.'
+        : 'No seed was trained to the end of the schedule for every H, so there are no final numbers to compare.')];
+    }
+    const labels = heads.map((H) => `H = ${H}`);
+    const used = heads.map((H) => complete.map((i) => entry(H, i).run));
+    const c = compareOverSeeds(labels, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), 0);
+    if (!c.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
+    const n = complete.length;
+    const rows = heads.map((H, g) => {
+      const x = c.settings[g], d = c.toReference[g];
+      const time = used[g].reduce((t, r) => t + r.wallSeconds, 0) / n;
+      return [labels[g], used[g][0].facts ? count(used[g][0].facts.params) : '–',
+        n > 1 ? `${x.mean.toFixed(3)} ± ${x.spread.toFixed(3)}` : x.mean.toFixed(3),
+        n > 1 ? `${x.min.toFixed(3)}–${x.max.toFixed(3)}` : '–',
+        g === 0 ? 'reference' : n > 1 ? `${signed(d.mean)} (${signed(d.min)} to ${signed(d.max)})` : signed(d.mean),
+        `${time.toFixed(1)} s`];
+    });
+    const same = new Set(used.map((rs) => rs[0].facts?.params)).size === 1;
+    const seedList = complete.map((i) => entry(heads[0], i).seed).join(', ');
+    const left = seeds - n;
+    const caption = `Final validation loss over ${plural(n, 'seed')} (${seedList}), the same ${n > 1 ? 'seeds' : 'seed'} for ` +
+      'every H: mean ± half the range, and the lowest to the highest seed. ' +
+      (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}. ` : '') +
+      (same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : '');
+    const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
+    return [table(caption, ['run', 'parameters', 'final validation loss', 'seeds: min–max', `paired difference to ${labels[0]}`,
+      'time per run'], rows, { class: 'final-table', stack: true }),
+    ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Against the spread between seeds (the core's verdict, each H against ${labels[0]}):`),
+      el('ul', { class: 'seed-verdicts' }, ...verdicts)] : [])];
+  }
+
+  // a loaded file's run: one model, no seeds to compare
+  function uploadTable(r) {
+    return table(`The loaded file's model${r.status === 'done' ? '' : ' so far'}.`,
+      ['run', 'parameters', 'validation loss', 'step', 'time'],
+      [[r.label, count(r.facts.params), r.val.loss.at(-1).toFixed(3), String(r.val.step.at(-1)),
+        r.status === 'done' ? `${r.wallSeconds.toFixed(1)} s` : statusWord(r)]], { class: 'final-table' });
+  }
 
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- CSV
   function csv() {
-    const lines = ['run,heads,step,train_loss,val_loss'];
-    for (const r of runs()) {
+    const lines = ['run,heads,seed,step,train_loss,val_loss'];
+    const upload = app.runs.get('upload');
+    for (const r of [...plan.map((p) => p.run).filter(Boolean), ...(upload ? [upload] : [])]) {
       const val = new Map(r.val.step.map((s, i) => [s, r.val.loss[i]]));
       const train = new Map(r.train.step.map((s, i) => [s, r.train.loss[i]]));
       const steps = [...new Set([...val.keys(), ...train.keys()])].sort((a, b) => a - b);
-      for (const s of steps) lines.push([`"${r.label.replace(/"/g, '""')}"`, r.settings.nHeads, s, train.get(s) ?? '', val.get(s) ?? ''].join(','));
+      // a loaded file's seed is the file's, not the form's: left empty
+      const seed = r === upload ? '' : r.settings.seed;
+      for (const s of steps) lines.push([`"${r.label.replace(/"/g, '""')}"`, r.settings.nHeads, seed, s, train.get(s) ?? '', val.get(s) ?? ''].join(','));
     }
     download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), 'mha-sandbox-curves.csv');
   }
@@ -296,10 +466,18 @@ export function setupHeads(app) {
   ui.start.addEventListener('click', startAll);
   ui.pause.addEventListener('click', () => {
     const running = runs().some((r) => r.status === 'running');
+    held = running;
     for (const r of runs()) if (running) r.pause(); else r.start();
+    fill();
     draw();
   });
-  ui.stop.addEventListener('click', () => runs().forEach((r) => r.stop()));
+  ui.stop.addEventListener('click', () => {
+    stopped = true;
+    held = false;
+    for (const p of plan) if (!p.run) p.cancelled = true;
+    runs().forEach((r) => r.stop());
+    draw();
+  });
   ui.csv.addEventListener('click', csv);
   ui.upload.addEventListener('change', () => { loadFile(ui.upload.files[0]); ui.upload.value = ''; });
   loadCorpus().then((t) => { corpusText = t; checkText(); }, () => {});

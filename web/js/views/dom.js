@@ -40,17 +40,21 @@ let captionIds = 0;
  * @param {string} caption
  * @param {string[]} columns
  * @param {Array<Array<Node|string|number>>} rows the first cell of each row is its header
- * @param {{class?: string, label?: string}} [attrs] label: a short name for screen readers
+ * @param {{class?: string, label?: string, stack?: boolean}} [attrs] label: a short name for screen readers; stack:
+ *   on a narrow screen each row becomes a block of "column: value" lines (class "stack", style.css), for tables too
+ *   wide for a phone
  * @returns {DocumentFragment} the caption paragraph and the table
  */
 export function table(caption, columns, rows, attrs = {}) {
   const id = `table-caption-${++captionIds}`;
   const head = el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)));
+  const label = (i) => (attrs.stack ? columns[i] : null);
   const body = el('tbody', {}, ...rows.map((r) => el('tr', {},
-    ...r.map((c, i) => (i === 0 ? el('th', { scope: 'row' }, c) : el('td', {}, c))))));
+    ...r.map((c, i) => (i === 0 ? el('th', { scope: 'row' }, c) : el('td', { 'data-label': label(i) }, c))))));
   const fragment = document.createDocumentFragment();
+  const classes = [attrs.class, attrs.stack ? 'stack' : ''].filter(Boolean).join(' ') || undefined;
   fragment.append(el('p', { class: 'table-caption', id }, caption),
-    el('table', { class: attrs.class, 'aria-describedby': id, 'aria-label': attrs.label ?? columns.join(', ') }, el('thead', {}, head), body));
+    el('table', { class: classes, 'aria-describedby': id, 'aria-label': attrs.label ?? columns.join(', ') }, el('thead', {}, head), body));
   return fragment;
 }
 
