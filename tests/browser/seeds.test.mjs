@@ -1,0 +1,257 @@
+// The heads comparison over seeds in headless Chromium, against the real built module and real workers
+// (scripts/build wasm):
+//   node --test --test-reporter=spec tests/browser/seeds.test.mjs
+// Each H trains with the same seeds (paired), as many runs at once as the machine has cores; the chart shows per H
+// the mean validation curve and a band over the seeds, the table the mean ± half-range and min–max, and each H's
+// verdict is the core's (compareOverSeeds), printed as it is. Screenshots go to tests/browser/output/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, paintedPixels, watchPage } from '../../scripts/chromium.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
+const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2';
+const HEADS = [1, 4, 8];
+
+let server, base, browser, context;
+const consoleErrors = [];
+const foreignRequests = [];
+let downloadDir;
+
+before(async () => {
+  ({ server, url: base } = await startServer({ port: 0 }));
+  downloadDir = mkdtempSync(join(tmpdir(), 'mha-seeds-'));
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir });
+  ({ context } = browser);
+  context.setDefaultTimeout(20_000);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (downloadDir) rmSync(downloadDir, { recursive: true, force: true });
+});
+
+async function openPage(hash) {
+  const p = await context.newPage();
+  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
+  await p.goto(base + hash);
+  await p.waitForSelector('html[data-ready="true"]');
+  return p;
+}
+
+// trains with the page's settings and waits until every run is done. Meanwhile the page records, at every change of
+// the run cards and every frame, how many runs hold a core (set up, training or paused) and how many cards wait:
+// an upper bound is checked on these samples, never a duration.
+async function trainAll(p, timeout = 180_000) {
+  await p.evaluate(() => {
+    const busy = ['starting', 'ready', 'running', 'paused', 'restarting'];
+    window.seen = { maxBusy: 0, maxWaiting: 0 };
+    const sample = () => {
+      const n = globalThis.mhaDebug.runs().filter((r) => busy.includes(r.status)).length;
+      window.seen.maxBusy = Math.max(window.seen.maxBusy, n);
+      window.seen.maxWaiting = Math.max(window.seen.maxWaiting, document.querySelectorAll('#c-runs .run-card.status-queued').length);
+    };
+    new MutationObserver(sample).observe(document.getElementById('c-runs'), { childList: true, subtree: true, attributes: true });
+    const frame = () => { sample(); if (!window.seenStop) requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+  });
+  await p.click('#c-start');
+  await p.waitForSelector('html[data-comparison="done"]', { timeout });
+  return p.evaluate(() => { window.seenStop = true; return { ...window.seen, cores: navigator.hardwareConcurrency }; });
+}
+
+// the runs' final validation losses, (H, seed) in seed order, and their seeds, read from the page's runs
+const finals = (p) => p.evaluate((heads) => {
+  const runs = globalThis.mhaDebug.runs().filter((r) => r.key !== 'upload');
+  return heads.map((H) => runs.filter((r) => r.settings.nHeads === H).sort((a, b) => a.settings.seed - b.settings.seed)
+    .map((r) => ({ key: r.key, seed: r.settings.seed, status: r.status, steps: r.stepsDone, val: r.val.loss.at(-1), valStep: r.val.step.at(-1) })));
+}, HEADS);
+
+// the core's comparison of those losses, asked in the page (the module the page loaded)
+const coreVerdicts = (p, values) => p.evaluate(async (v) => {
+  const { compareOverSeeds } = await import(new URL('build/js/engine.js', location.href).href);
+  return compareOverSeeds(['H = 1', 'H = 4', 'H = 8'], v, 0);
+}, values);
+
+const tableRows = (p) => p.locator('#c-final table.final-table').first().locator('tbody tr')
+  .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+
+test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mean ± spread, the core\'s verdicts', async () => {
+  const p = await openPage(`#${TINY}&seeds=2`);
+  try {
+    const seen = await trainAll(p);
+    console.log(`# ${seen.cores} cores: at most ${seen.maxBusy} runs held a worker at once; at most ${seen.maxWaiting} waited`);
+    // the scheduler: never more runs set up at once than cores; with 6 runs on fewer cores, some waited
+    assert.ok(seen.maxBusy >= 1 && seen.maxBusy <= Math.max(1, seen.cores), JSON.stringify(seen));
+    if (seen.cores < 6) assert.ok(seen.maxWaiting >= 1, JSON.stringify(seen));
+
+    // six runs, every one to the end; seed s is the same seed for every H (paired)
+    const runs = await finals(p);
+    assert.deepEqual(runs.map((rs) => rs.map((r) => r.seed)), [[1, 2], [1, 2], [1, 2]]);
+    assert.deepEqual(runs.map((rs) => rs.map((r) => r.key)), [['H1', 'H1-seed2'], ['H4', 'H4-seed2'], ['H8', 'H8-seed2']]);
+    for (const r of runs.flat()) {
+      assert.equal(r.status, 'done');
+      assert.equal(r.steps, 24);
+      assert.equal(r.valStep, 24);
+    }
+    const cards = p.locator('#c-runs .run-card');
+    assert.equal(await cards.count(), 6);
+    for (const text of await cards.allTextContents()) assert.match(text, /done · step 24 \/ 24/);
+    assert.equal(await p.locator('#c-runs .run-column').count(), 3);
+    assert.match(await p.locator('#c-status').textContent(), /^Done: 6 runs in \d+\.\d s of wall time, \d+ at a time\.$/);
+
+    // the chart: one legend entry per H and the baseline (band edges and training lines are left out of it)
+    const legend = p.locator('#c-chart .u-legend .u-series');
+    const shown = await legend.evaluateAll((rows) => rows.filter((r) => getComputedStyle(r).display !== 'none')
+      .map((r) => r.querySelector('.u-label').textContent));
+    assert.deepEqual(shown, ['step', 'H = 1, mean of 2 seeds', 'H = 4, mean of 2 seeds', 'H = 8, mean of 2 seeds', 'unigram baseline']);
+    const hidden = await legend.evaluateAll((rows) => rows.filter((r) => getComputedStyle(r).display === 'none')
+      .map((r) => r.querySelector('.u-label').textContent));
+    assert.deepEqual(hidden, HEADS.flatMap((H) => [`H = ${H} highest seed`, `H = ${H} lowest seed`, `H = ${H} training`]));
+    assert.ok(await paintedPixels(p.locator('#c-chart canvas')) > 5000);
+    // at the last step the band runs from the lowest to the highest seed's final loss, around their mean
+    const over = p.locator('#c-chart .u-over');
+    const box = await over.boundingBox();
+    await over.hover({ position: { x: box.width - 1, y: box.height / 2 } });
+    const values = await legend.evaluateAll((rows) => Object.fromEntries(rows.map((r) =>
+      [r.querySelector('.u-label').textContent, r.querySelector('.u-value').textContent])));
+    HEADS.forEach((H, g) => {
+      const v = runs[g].map((r) => r.val);
+      const [lo, hi, mean] = [Math.min(...v), Math.max(...v), (v[0] + v[1]) / 2];
+      assert.equal(values[`H = ${H} highest seed`], hi.toFixed(3));
+      assert.equal(values[`H = ${H} lowest seed`], lo.toFixed(3));
+      assert.equal(values[`H = ${H}, mean of 2 seeds`], `${mean.toFixed(3)} (${lo.toFixed(3)}–${hi.toFixed(3)})`);
+    });
+    assert.match(await p.locator('#c-chart').getAttribute('aria-label'),
+      /H = 8: mean validation loss \d\.\d{3} over 2 seeds \(\d\.\d{3} to \d\.\d{3}\) at step 24/);
+
+    // the table: per H the parameters, mean ± half-range, min–max, the paired difference to H = 1, time per run
+    const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
+    assert.equal(core.ok, true);
+    const rows = await tableRows(p);
+    assert.deepEqual(rows.map((r) => r[0]), ['H = 1', 'H = 4', 'H = 8']);
+    assert.equal(new Set(rows.map((r) => r[1])).size, 1, `parameter counts differ: ${JSON.stringify(rows)}`);
+    rows.forEach((r, g) => {
+      const s = core.settings[g];
+      assert.equal(r[2], `${s.mean.toFixed(3)} ± ${s.spread.toFixed(3)}`);
+      assert.equal(r[3], `${s.min.toFixed(3)}–${s.max.toFixed(3)}`);
+      assert.match(r[5], /^\d+\.\d s$/);
+    });
+    assert.equal(rows[0][4], 'reference');
+    for (const g of [1, 2]) assert.match(rows[g][4], /^[+−]?\d\.\d{3} \([+−]?\d\.\d{3} to [+−]?\d\.\d{3}\)$/);
+    assert.match(await p.locator('#c-final .table-caption').first().textContent(), /over 2 seeds \(1, 2\).*parameter counts are equal/);
+
+    // the verdicts: the core's sentences, word for word, for H = 4 and H = 8 (none for the reference)
+    assert.equal(await p.locator('#c-final .seed-verdicts li').count(), 2);
+    for (const [g, H] of [[1, 4], [2, 8]]) {
+      const text = await p.locator(`#c-final .seed-verdicts li[data-heads="${H}"]`).textContent();
+      assert.equal(text, core.verdicts[g]);
+      assert.match(text, new RegExp(`^H = ${H} − H = 1: .* \\(paired over 2 seeds: .*\\), seeds range ±\\d\\.\\d{3}: `));
+    }
+
+    // one sample per H (its first seed's)
+    assert.deepEqual(await p.locator('#c-samples figcaption').allTextContents(),
+      HEADS.map((H) => `Sample from H = ${H} (seed 1) after 24 steps`));
+
+    // the CSV: one row per run and step, with its H and seed
+    const [csv] = await Promise.all([p.waitForEvent('download'), p.click('#c-csv')]);
+    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'run,heads,seed,step,train_loss,val_loss');
+    assert.equal(lines.length, 1 + 6 * 25);  // steps 0..24 of each run
+    const pairs = new Set(lines.slice(1).map((l) => l.split(',').slice(-5, -3).join(':')));
+    assert.deepEqual([...pairs].sort(), ['1:1', '1:2', '4:1', '4:2', '8:1', '8:2']);
+
+    // look inside takes irun = H's first seed
+    await p.click('button[data-panel="inside"]');
+    await p.waitForSelector('#i-grid .thumb-button');
+    assert.equal(await p.locator('#i-runs input[value="H4"]').isChecked(), true);
+  } finally {
+    await p.close();
+  }
+});
+
+test('seeds=1: the one-seed verdict, from the core', async () => {
+  const p = await openPage(`#${TINY}&seeds=1`);
+  try {
+    await trainAll(p);
+    const runs = await finals(p);
+    assert.deepEqual(runs.map((rs) => rs.length), [1, 1, 1]);
+    const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
+    const rows = await tableRows(p);
+    rows.forEach((r, g) => {
+      assert.equal(r[2], core.settings[g].mean.toFixed(3));
+      assert.equal(r[3], '–');
+    });
+    for (const [g, H] of [[1, 4], [2, 8]]) {
+      const text = await p.locator(`#c-final .seed-verdicts li[data-heads="${H}"]`).textContent();
+      assert.equal(text, core.verdicts[g]);
+      assert.match(text, /with one seed: the spread between seeds is unknown, so this cannot be told from noise/);
+    }
+  } finally {
+    await p.close();
+  }
+});
+
+test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the waiting ones', async () => {
+  const p = await openPage('#panel=heads&steps=3000&batch=4&context=32&layers=2&seeds=3');
+  try {
+    const runs = () => p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.status));
+    await p.click('#c-start');
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running' && r.stepsDone > 0), null, { timeout: 60_000 });
+    await p.click('#c-pause');
+    // held: the runs that were still setting up stay ready, and no waiting run gets a worker
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().every((r) => r.status === 'paused' || r.status === 'ready'), null, { timeout: 60_000 });
+    const created = (await runs()).length;
+    const cores = await p.evaluate(() => navigator.hardwareConcurrency);
+    assert.ok(created >= 1 && created <= Math.max(1, cores), `${created} runs on ${cores} cores`);
+    assert.equal(await p.locator('#c-runs .run-card.status-queued').count(), 9 - created);
+    assert.equal(await p.textContent('#c-pause'), 'Resume');
+    await p.click('#c-pause');
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running'));
+    assert.equal(await p.textContent('#c-pause'), 'Pause');
+    await p.click('#c-stop');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    const statuses = await runs();
+    assert.ok(statuses.every((s) => s === 'done'), JSON.stringify(statuses));
+    const waiting = await p.locator('#c-runs .run-card.status-queued').allTextContents();
+    assert.equal(waiting.length, 9 - statuses.length);
+    for (const t of waiting) assert.match(t, /not run: stopped before it started/);
+    assert.match(await p.textContent('#c-status'), new RegExp(`^Done: ${statuses.length} runs? in `));
+    // stopped early, no seed reached the end of the schedule for every H: no final numbers, no verdict
+    assert.match(await p.textContent('#c-final'), /No seed was trained to the end of the schedule for every H/);
+    assert.equal(await p.locator('#c-final .seed-verdicts li').count(), 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('screenshots of a finished seeds=3 comparison at 1280 and 390 px, no sideways scrolling at 390 px', async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  const p = await openPage(`#${TINY}&seeds=3`);
+  try {
+    await trainAll(p);
+    assert.equal(await p.locator('#c-runs .run-card').count(), 9);
+    assert.equal(await p.locator('#c-final .seed-verdicts li').count(), 2);
+    await p.evaluate(() => document.activeElement?.blur());
+    // the whole panel, settled (the chart follows its container's width)
+    await p.waitForTimeout(300);
+    await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'seeds-heads-1280.png') });
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.waitForTimeout(400);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the 390 px viewport`);
+    await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'seeds-heads-390.png') });
+  } finally {
+    await p.close();
+  }
+});
+
+test('no request left 127.0.0.1, no console errors', () => {
+  assert.deepEqual(foreignRequests, []);
+  assert.deepEqual(consoleErrors, []);
+});
