@@ -428,7 +428,7 @@ export function setupHeads(app) {
       (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}. ` : '') +
       (same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
-    return [table(caption, ['run', 'parameters', 'final validation loss', 'seeds: min–max', `paired difference to ${labels[0]}`,
+    return [table(caption, ['heads', 'parameters', 'final validation loss', 'seeds: min–max', `paired difference to ${labels[0]}`,
       'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Against the spread between seeds (the core's verdict, each H against ${labels[0]}):`),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : [])];
