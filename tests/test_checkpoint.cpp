@@ -154,3 +154,30 @@ TEST_CASE("corrupt, truncated and hostile checkpoints give clear errors", "[chec
         CHECK(rejected > 0);
     }
 }
+
+// Found by fuzzing (issue 12; input: tests/fuzz/corpus/checkpoint/crash-largest-model-no-tensors): a header of a
+// few hundred bytes whose config is the largest model the limits allow made load_checkpoint allocate all of its
+// parameters (844 MB) before it looked for a single tensor, so an upload of that size could take a tab's memory.
+// The loader now checks every tensor before it allocates. The scripts/test ASan pass refuses any allocation
+// above 256 MB (max_allocation_size_mb), so there the old order is a report, not just a slow test.
+TEST_CASE("a tiny file that claims the largest model is refused before its parameters are allocated", "[checkpoint]") {
+    ModelConfig big;
+    big.vocab_size = Limits::max_vocab, big.d_model = Limits::max_d_model, big.n_heads = Limits::max_heads;
+    big.n_layers = Limits::max_layers, big.max_seq_len = Limits::max_seq_len, big.mlp = true;
+    REQUIRE(validate(big) == "");
+    const std::vector<TensorSpec> specs = parameter_table(big);
+    CHECK((specs.back().offset + specs.back().size) * sizeof(float) > (800u << 20));
+    const auto bytes = st::write({{"format", kCheckpointFormat}, {"config", config_to_json(big)}}, {});
+    CHECK(bytes.size() < 300);
+    CHECK(load_error(bytes) == "the checkpoint has no tensor '" + specs.front().name + "'");
+
+    // the same with AdamW state announced by its first tensor only: the moments are not allocated either
+    const ModelConfig cfg = small_config();
+    Gpt<float> m(cfg);
+    m.init_weights(5);
+    const auto with_m0 = custom_file(cfg, std::vector<float>(m.params(), m.params() + m.num_params()), [&](auto& t) {
+        const st::NamedTensor first = t.front();
+        t.push_back({"adamw.m." + first.name, st::DType::F32, first.shape, first.data});
+    });
+    CHECK(load_error(with_m0) == "the checkpoint has no tensor 'adamw.m." + parameter_table(cfg)[1].name + "'");
+}

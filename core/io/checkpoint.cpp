@@ -90,9 +90,10 @@ std::string load_checkpoint(const std::uint8_t* data, std::size_t size, Checkpoi
     const std::size_t n = specs.back().offset + specs.back().size;
     const bool has_opt = f.find("adamw.m." + specs.front().name) != nullptr;
     std::set<std::string> expected;
-    // reads tensor prefix+name into dst, checking dtype, exact shape and finiteness
+    // reads tensor prefix+name into dst, checking dtype, exact shape and finiteness. Every tensor is checked
+    // before dst is allocated: a header of a few hundred bytes may claim the largest model the limits allow
+    // (844 MB of parameters), and only a file that holds all of its tensors holds the bytes to fill dst.
     auto read_into = [&](const std::string& prefix, std::vector<float>& dst) -> std::string {
-        dst.assign(n, 0.0f);
         for (const TensorSpec& s : specs) {
             const std::string name = prefix + s.name;
             expected.insert(name);
@@ -105,7 +106,11 @@ std::string load_checkpoint(const std::uint8_t* data, std::size_t size, Checkpoi
                 for (auto d : v->shape) got += (got.empty() ? "" : ", ") + std::to_string(d);
                 return "tensor '" + name + "' has shape [" + got + "] but the config needs [" + want + "]";
             }
-            const std::vector<float> values = st::read_f32(data, *v);
+        }
+        dst.assign(n, 0.0f);
+        for (const TensorSpec& s : specs) {
+            const std::string name = prefix + s.name;
+            const std::vector<float> values = st::read_f32(data, *f.find(name));
             if (!st::all_finite(values)) return "tensor '" + name + "' holds NaN or infinite values";
             std::copy(values.begin(), values.end(), dst.begin() + s.offset);
         }
