@@ -99,8 +99,10 @@ int main(int argc, char** argv) {
 
     // ---------------------------------------------------------------- json
     const std::pair<const char*, std::string> json[] = {
-        {"config.json", R"({"vocab_size":65,"d_model":64,"n_heads":4,"n_kv_heads":4,"n_layers":2,"max_seq_len":64,"mlp":true,"variant":"canonical"})"},
-        {"header.json", R"({"__metadata__":{"format":"mha-sandbox/1"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}   )"},
+        {"config.json", R"({"vocab_size":65,"d_model":64,"n_heads":4,"n_kv_heads":4,"n_layers":2,)"
+                        R"("max_seq_len":64,"mlp":true,"variant":"canonical"})"},
+        {"header.json", R"({"__metadata__":{"format":"mha-sandbox/1"},)"
+                        R"("w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}   )"},
         {"nested.json", R"([[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]])"},
         {"too-deep.json", R"([[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]])"},
         {"escapes.json", R"(["\"\\\/\b\f\n\r\t", "\u00e9\u4e2d\ud83d\ude00", "\u0000"])"},
