@@ -104,6 +104,9 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
     for (const text of await cards.allTextContents()) assert.match(text, /done · step 24 \/ 24/);
     assert.equal(await p.locator('#c-runs .run-column').count(), 3);
     assert.match(await p.locator('#c-status').textContent(), /^Done: 6 runs in \d+\.\d s of wall time, \d+ at a time\.$/);
+    // the budget line now times the comparison at this browser's own speed
+    assert.match(await p.locator('#c-budget-help').textContent(),
+      /^6 runs of 24 steps: about \d+ s here \([\d,]+ tokens\/s per worker, measured in this browser's last run; \d at a time\)\.$/);
 
     // the chart: one legend entry per H and the baseline (band edges and training lines are left out of it)
     const legend = p.locator('#c-chart .u-legend .u-series');
@@ -246,6 +249,33 @@ test('screenshots of a finished seeds=3 comparison at 1280 and 390 px, no sidewa
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 390 px viewport`);
     await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'seeds-heads-390.png') });
+  } finally {
+    await p.close();
+  }
+});
+
+test('the budget presets: short is the core\'s default, longer sets 2,000 steps, and the time waits for a speed', async () => {
+  const p = await openPage('#panel=heads');
+  try {
+    const [short, longer, help] = ['#c-budget-short', '#c-budget-longer', '#c-budget-help'].map((s) => p.locator(s));
+    assert.equal(await short.textContent(), 'Short: 300 steps');
+    assert.equal(await short.getAttribute('aria-pressed'), 'true');
+    assert.equal(await longer.getAttribute('aria-pressed'), 'false');
+    // no run yet: no speed of this browser to go by, and the line says so instead of guessing
+    assert.equal(await help.textContent(), '9 runs of 300 steps; the time it takes here is shown once a run has trained a few steps.');
+    await longer.click();
+    assert.equal(await p.inputValue('#c-steps'), '2000');
+    assert.equal(await longer.getAttribute('aria-pressed'), 'true');
+    assert.equal(await short.getAttribute('aria-pressed'), 'false');
+    assert.match(await p.evaluate(() => location.hash), /steps=2000/);
+    assert.match(await help.textContent(), /^9 runs of 2,000 steps;/);
+    // typing another budget leaves both presets unpressed
+    await p.fill('#c-steps', '500');
+    assert.equal(await longer.getAttribute('aria-pressed'), 'false');
+    assert.equal(await short.getAttribute('aria-pressed'), 'false');
+    await short.click();
+    assert.equal(await p.inputValue('#c-steps'), '300');
+    assert.doesNotMatch(await p.evaluate(() => location.hash), /steps=/);
   } finally {
     await p.close();
   }

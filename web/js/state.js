@@ -27,7 +27,7 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
   'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
-  'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
+  'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
 const LAYOUT = Object.freeze({

@@ -6,6 +6,7 @@
 import { checkRun, compareOverSeeds, constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
+import { setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
@@ -48,12 +49,18 @@ export function setupHeads(app) {
     text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
+    budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const form = numberFields([[ui.D, 'cD', 'D'], [ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
     [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.seed, 'cseed', 'The seed'],
     [ui.seeds, 'seeds', 'Seeds per H'], [ui.lr, 'lr', 'The learning rate']]);
   let corpusText = '';
+  const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
+    app.state.steps = steps;
+    show();
+    app.save();
+  });
   // the comparison being trained: its head counts and seeds as they were when Train was clicked, the runs planned
   /** @type {{heads: number[], seeds: number, text: string, evalSteps: number[], startedAt: number, wall: number|null,
    *           slots: number}|null} */
@@ -71,6 +78,7 @@ export function setupHeads(app) {
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
+    budget.update();
   }
 
   function read() {
@@ -81,6 +89,7 @@ export function setupHeads(app) {
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
     checkText();
+    budget.update();
     app.paramsChanged?.();
   }
 
@@ -245,6 +254,7 @@ export function setupHeads(app) {
       runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
     curves.update({ groups, baseline });
+    budget.update();
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
     const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
     const running = all.some((r) => r.status === 'running');
