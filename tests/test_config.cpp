@@ -16,6 +16,22 @@ TEST_CASE("D not divisible by H is a clear error naming both numbers", "[config]
     CHECK(validate_heads(8, 4).empty());
 }
 
+TEST_CASE("D not divisible by H names the nearest H that divide D, both on a tie, and all of them", "[config]") {
+    // 10 = 2·5: its divisors 1, 2, 5, 10; the nearest to 4 is 5 alone
+    CHECK(validate_heads(10, 4) == "D = 10 is not divisible by H = 4: each head needs d_h = D / H whole channels. "
+                                   "The nearest H that divides D is 5 (every H that does, up to 64: 1, 2, 5, 10).");
+    // 256 = 2^8: 2 and 4 are both one away from 3 (the old sentence offered only 2)
+    CHECK(validate_heads(256, 3) == "D = 256 is not divisible by H = 3: each head needs d_h = D / H whole channels. "
+                                    "The nearest H that divide D are 2 and 4 (every H that does, up to 64: 1, 2, 4, 8, 16, "
+                                    "32, 64).");
+    // 1000 = 2^3·5^3: the divisors above max_heads (100, 125, ...) are not offered
+    CHECK(validate_heads(1000, 63).find("is 50 (every H that does, up to 64: 1, 2, 4, 5, 8, 10, 20, 25, 40, 50)") !=
+          std::string::npos);
+    CHECK(head_counts_dividing(1) == std::vector<int>{1});
+    CHECK(head_counts_dividing(64) == std::vector<int>{1, 2, 4, 8, 16, 32, 64});
+    CHECK(head_counts_dividing(7) == std::vector<int>{1, 7});
+}
+
 TEST_CASE("sizes outside the limits are rejected", "[config]") {
     CHECK_FALSE(validate_heads(0, 1).empty());
     CHECK_FALSE(validate_heads(-8, 2).empty());

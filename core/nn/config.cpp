@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace mha {
@@ -9,12 +10,20 @@ std::string range_error(const char* what, int value, int lo, int hi) {
     return std::string(what) + " = " + std::to_string(value) + " is outside the allowed range " +
            std::to_string(lo) + " to " + std::to_string(hi) + ".";
 }
-// the divisor of n closest to want (the smaller one on a tie)
-int nearest_divisor(int n, int want) {
-    int best = 1;
-    for (int d = 1; d <= n; ++d)
-        if (n % d == 0 && std::abs(d - want) < std::abs(best - want)) best = d;
-    return best;
+// "1, 2, 4"
+std::string join(const std::vector<int>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+    return out;
+}
+// the H that divide D closest to want: one, or the two on either side when they are equally near
+std::vector<int> nearest_head_counts(const std::vector<int>& counts, int want) {
+    int best = std::abs(counts.front() - want);
+    for (int h : counts) best = std::min(best, std::abs(h - want));
+    std::vector<int> out;
+    for (int h : counts)
+        if (std::abs(h - want) == best) out.push_back(h);
+    return out;
 }
 }  // namespace
 
@@ -23,11 +32,23 @@ std::string validate_heads(int d_model, int n_heads) {
         return range_error("D (embedding size)", d_model, 1, Limits::max_d_model);
     if (n_heads < 1 || n_heads > Limits::max_heads)
         return range_error("H (number of heads)", n_heads, 1, Limits::max_heads);
-    if (d_model % n_heads != 0)
+    if (d_model % n_heads != 0) {
+        const std::vector<int> counts = head_counts_dividing(d_model), near = nearest_head_counts(counts, n_heads);
+        const std::string nearest = near.size() == 1
+            ? "The nearest H that divides D is " + std::to_string(near[0])
+            : "The nearest H that divide D are " + std::to_string(near[0]) + " and " + std::to_string(near[1]);
         return "D = " + std::to_string(d_model) + " is not divisible by H = " + std::to_string(n_heads) +
-               ": each head needs d_h = D / H whole channels. The nearest H that divides D is " +
-               std::to_string(nearest_divisor(d_model, n_heads)) + ".";
+               ": each head needs d_h = D / H whole channels. " + nearest + " (every H that does, up to " +
+               std::to_string(Limits::max_heads) + ": " + join(counts) + ").";
+    }
     return "";
+}
+
+std::vector<int> head_counts_dividing(int d_model) {
+    std::vector<int> out;
+    for (int h = 1; h <= Limits::max_heads && h <= d_model; ++h)
+        if (d_model % h == 0) out.push_back(h);
+    return out;
 }
 
 std::string validate(const ModelConfig& c) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mha {
 
@@ -115,8 +116,12 @@ bool same_model(const ModelConfig& a, const ModelConfig& b);
 // "" when the config is usable, otherwise a sentence for the user ("D = 10 is not divisible by H = 4 ...").
 std::string validate(const ModelConfig& c);
 
-// Only the attention sizes, for the reshape and attention demos: D and H.
+// Only the attention sizes, for the reshape and attention demos: D and H. When H does not divide D, the sentence
+// names the nearest H that do (both, when two are equally near) and every H up to Limits::max_heads that does.
 std::string validate_heads(int d_model, int n_heads);
+
+// the H from 1 to Limits::max_heads that divide D, ascending (D >= 1)
+std::vector<int> head_counts_dividing(int d_model);
 
 // Q, K, V, O each (D,D) weight + (D) bias: 4D² + 4D, whatever H is.
 std::int64_t attention_param_count(int d_model);
