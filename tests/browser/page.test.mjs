@@ -193,6 +193,37 @@ test('screenshots at 1280x800 and 390x844, and no sideways scrolling at 390 px',
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
+test('KV cache: four real models as presets with their sources, numbers worked out here', async () => {
+  const p = await openPage('#panel=params');
+  try {
+    const buttons = p.locator('#k-presets button');
+    assert.deepEqual(await buttons.allTextContents(), ['GPT-2 small', 'Llama-2-7B', 'Llama-2-70B', 'Mistral-7B']);
+    // the default shape is Llama-2-70B's, and the page says where it comes from
+    assert.deepEqual(await buttons.evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-pressed'))), ['false', 'false', 'true', 'false']);
+    assert.match(await p.locator('#k-source').textContent(), /Llama-2-70B: Touvron et al\. 2023/);
+    const cells = (row) => p.locator('#p-kv table tbody tr').nth(row).locator('td').allTextContents();
+    // KV cache = 2 · layers · H_kv · d_h · context · batch · bytes (batch 8, 2 bytes): 2·80·8·128·4096·8·2
+    assert.match((await cells(1))[7], /^10 GiB\s*10,737,418,240 bytes$/);
+    await buttons.nth(0).click();  // GPT-2 small: 12 layers, D 768, 12 heads of 64, 1024 context, biases
+    assert.equal(await p.inputValue('#k-L'), '12');
+    assert.equal(await p.locator('#k-bias').isChecked(), true);
+    const mha = await cells(0);
+    // MHA, one layer: W_Q 768², biases H·hs + 2·H_kv·hs + D = 4 · 768, per layer 4 · 768² + 4 · 768
+    assert.deepEqual([mha[1], mha[5], mha[6]], ['589,824', '3,072', '2,362,368']);
+    assert.match(mha[8], /301,989,888 bytes$/);  // 2·12·12·64·1024·8·2
+    assert.match(await p.evaluate(() => location.hash), /kvL=12.*kvBias=1/);
+    await buttons.nth(3).click();  // Mistral-7B: 8 KV heads, the rolling buffer's 4,096 positions
+    assert.match((await cells(1))[7], /^4 GiB\s*4,294,967,296 bytes$/);  // 2·32·8·128·4096·8·2
+    assert.match(await p.locator('#k-source').textContent(), /rolling buffer/);
+    // an own shape matches no preset and says so
+    await p.fill('#k-L', '31');
+    assert.equal(await p.locator('#k-presets button[aria-pressed="true"]').count(), 0);
+    assert.equal(await p.locator('#k-source').textContent(), 'Your own shape (no preset matches it).');
+  } finally {
+    await p.close();
+  }
+});
+
 test('no request left 127.0.0.1 during the run', () => {
   assert.deepEqual(foreignRequests, []);
 });

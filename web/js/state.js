@@ -102,7 +102,7 @@ function makeProps(c) {
       help: 'training steps of the induction lab' },
     lr('nlr', c.induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab'),
     seed('nseed', 'seed of the induction lab'),
-    // parameters and KV cache (Llama-2-70B): arithmetic only, nothing is built
+    // parameters and KV cache (Llama-2-70B: panels/kv_presets.js): arithmetic only, nothing is built
     { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
     { name: 'kvD', type: 'int', default: 8192, min: 1, max: 1048576, help: 'd_model' },
     { name: 'kvH', type: 'int', default: 64, min: 1, max: 4096, help: 'query heads' },
@@ -111,6 +111,7 @@ function makeProps(c) {
     { name: 'kvCtx', type: 'int', default: 4096, min: 1, max: 2097152, help: 'context' },
     { name: 'kvB', type: 'int', default: 8, min: 1, max: 4096, help: 'batch' },
     { name: 'kvBytes', type: 'int', default: 2, min: 1, max: 8, help: 'bytes per value' },
+    { name: 'kvBias', type: 'enum', default: '0', values: ['0', '1'], help: 'biases in Q, K, V, O' },
     // embedding
     LAYOUT.hide,
     LAYOUT.embed,

@@ -1,19 +1,21 @@
 // The params panel, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head
-// count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic with Llama-2-70B as the worked example.
+// count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic for real models (kv_presets.js) or any shape.
 import { kvArithmetic, parameterLedger } from '../engine.js';
 import { count, el, table } from '../views/dom.js';
+import { KV_PRESETS, matchingPreset } from './kv_presets.js';
 
 const $ = (id) => document.getElementById(id);
 const KV_FIELDS = [['kvL', 'k-L'], ['kvD', 'k-D'], ['kvH', 'k-H'], ['kvKv', 'k-Kv'], ['kvHs', 'k-Hs'], ['kvCtx', 'k-Ctx'],
   ['kvB', 'k-B'], ['kvBytes', 'k-Bytes']];
-const LLAMA_2_70B = { kvL: 80, kvD: 8192, kvH: 64, kvKv: 8, kvHs: 128, kvCtx: 4096, kvB: 8, kvBytes: 2 };
 const SHIPPED_VOCAB = 62;  // V of the shipped corpus (61 characters + the unknown symbol), until a run says
 
 /**
  * @param {object} app shared page state: { state, save(), readable(msg), vocabSize() }
  */
 export function setupParams(app) {
-  const ledgerRoot = $('p-ledger'), kvRoot = $('p-kv'), kvError = $('k-error');
+  const ledgerRoot = $('p-ledger'), kvRoot = $('p-kv'), kvError = $('k-error'), kvSource = $('k-source'), kvBias = $('k-bias');
+  const presetButtons = KV_PRESETS.map((p) => el('button', { type: 'button', 'aria-pressed': 'false' }, p.name));
+  $('k-presets').replaceChildren(...presetButtons);
 
   function drawLedger() {
     const s = app.state;
@@ -40,7 +42,12 @@ export function setupParams(app) {
 
   function drawKv() {
     const s = app.state;
-    const shape = { layers: s.kvL, dModel: s.kvD, nHeads: s.kvH, nKvHeads: s.kvKv, headDim: s.kvHs, bias: false,
+    const preset = matchingPreset(s);
+    KV_PRESETS.forEach((p, i) => presetButtons[i].setAttribute('aria-pressed', String(p === preset)));
+    kvSource.replaceChildren(...(preset
+      ? ['Shape of ', el('strong', {}, preset.name), `: ${preset.source} (`, el('a', { href: preset.url, target: '_blank', rel: 'noopener' }, 'source'), ').']
+      : ['Your own shape (no preset matches it).']));
+    const shape = { layers: s.kvL, dModel: s.kvD, nHeads: s.kvH, nKvHeads: s.kvKv, headDim: s.kvHs, bias: s.kvBias === '1',
       context: s.kvCtx, batch: s.kvB, bytesPerValue: s.kvBytes };
     const bad = Object.entries(shape).find(([k, v]) => k !== 'bias' && !(Number.isInteger(v) && v >= 1));
     const r = bad ? { ok: false, error: `${bad[0]} must be a whole number of at least 1.` } : kvArithmetic(shape);
@@ -48,22 +55,26 @@ export function setupParams(app) {
     kvError.hidden = r.ok;
     if (!r.ok) return kvRoot.replaceChildren();
     const gib = (b) => `${(b / 2 ** 30).toLocaleString('en-US', { maximumFractionDigits: 3 })} GiB`;
-    const col = (name, kv, c, frac) => [name, String(kv), count(c.q), count(c.k), count(c.v), count(c.o), count(c.perLayer),
-      count(c.allLayers), `${count(c.kvCacheBytes)} bytes = ${gib(c.kvCacheBytes)}`, frac];
+    const withBias = s.kvBias === '1';
+    const col = (name, kv, c, frac) => [name, String(kv), count(c.q), count(c.k), count(c.v), count(c.o),
+      ...(withBias ? [count(c.bias)] : []), count(c.perLayer), count(c.allLayers), el('span', {}, gib(c.kvCacheBytes), el('br'), el('span', { class: 'muted' }, `${count(c.kvCacheBytes)} bytes`)), frac];
     const rows = [
       col('MHA', s.kvH, r.mha, '1'),
-      col(`GQA-${s.kvKv}`, s.kvKv, r.gqa, `${s.kvKv}/${s.kvH} = ${r.gqaFraction.toPrecision(3)}`),
+      // the shape as given: GQA, unless its H_kv makes it one of the other two rows
+      col(s.kvKv === s.kvH ? 'as given: MHA' : s.kvKv === 1 ? 'as given: MQA' : `GQA-${s.kvKv}`, s.kvKv, r.gqa, `${s.kvKv}/${s.kvH} = ${r.gqaFraction.toPrecision(3)}`),
       col('MQA', 1, r.mqa, `1/${s.kvH} = ${r.mqaFraction.toPrecision(3)}`),
     ];
     kvRoot.replaceChildren(table(
       `Attention parameters and KV cache for ${s.kvL} layers, D = ${count(s.kvD)}, H = ${s.kvH} query heads of d_h = ${s.kvHs}, ` +
-      `${count(s.kvCtx)} tokens of context, batch ${s.kvB}, ${s.kvBytes} bytes per value. ` +
-      'The defaults are Llama-2-70B (64 query heads sharing 8 KV heads).',
-      ['variant', 'KV heads', 'W_Q', 'W_K', 'W_V', 'W_O', 'per layer', 'all layers', 'KV cache', 'cache vs MHA'], rows, { class: 'kv-table' }));
+      `${count(s.kvCtx)} tokens of context, batch ${s.kvB}, ${s.kvBytes} bytes per value` +
+      `${s.kvBias === '1' ? ', with biases' : ''}${preset ? ` (${preset.name})` : ''}.`,
+      ['variant', 'KV heads', 'W_Q', 'W_K', 'W_V', 'W_O', ...(withBias ? ['biases'] : []), 'per layer', 'all layers',
+        'KV cache', 'cache vs MHA'], rows, { class: 'kv-table', stack: true }));
   }
 
   function show() {
     for (const [key, id] of KV_FIELDS) $(id).value = app.state[key];
+    kvBias.checked = app.state.kvBias === '1';
     drawLedger();
     drawKv();
   }
@@ -76,10 +87,15 @@ export function setupParams(app) {
       drawKv();
     });
   }
-  $('k-llama').addEventListener('click', () => {
-    Object.assign(app.state, LLAMA_2_70B);
+  kvBias.addEventListener('change', () => {
+    app.state.kvBias = kvBias.checked ? '1' : '0';
+    app.save();
+    drawKv();
+  });
+  KV_PRESETS.forEach((p, i) => presetButtons[i].addEventListener('click', () => {
+    Object.assign(app.state, p.values);
     app.save();
     show();
-  });
+  }));
   return { show, drawLedger };
 }
