@@ -224,6 +224,31 @@ test('KV cache: four real models as presets with their sources, numbers worked o
   }
 });
 
+test('worked example: a cell the core cannot take is named next to its matrix, and nothing else changes', async () => {
+  const p = await openPage('#panel=worked');
+  try {
+    const cell = p.locator('#w-x input').first();  // X, row t0, column c0: 1 by default
+    const alert = p.locator('#w-x .cell-alert');
+    const steps = () => p.locator('#w-steps').textContent();
+    const before = await steps();
+    await cell.fill('1e30');
+    assert.equal(await cell.getAttribute('aria-invalid'), 'true');
+    assert.equal(await alert.textContent(),
+      'X, the input, row t0, column c0: “1e30” is not used because it is beyond ±1,000,000, the largest the core takes; the steps below still use 1.000.');
+    assert.equal(await steps(), before);
+    assert.doesNotMatch(await p.evaluate(() => location.hash), /wx=/);
+    await cell.fill('');
+    assert.match(await alert.textContent(), /“” is not used because the cell is empty;/);
+    await cell.fill('2');
+    assert.equal(await alert.isHidden(), true);
+    assert.equal(await cell.getAttribute('aria-invalid'), 'false');
+    assert.notEqual(await steps(), before);
+    assert.match(await p.evaluate(() => location.hash), /wx=2/);
+  } finally {
+    await p.close();
+  }
+});
+
 test('no request left 127.0.0.1 during the run', () => {
   assert.deepEqual(foreignRequests, []);
 });

@@ -36,7 +36,10 @@ export class MatrixView {
     this.table = el('table', { class: `matrix${settings.editable ? ' editable' : ''}` });
     const head = el('figcaption', { class: 'matrix-title' }, settings.title);
     if (settings.note) head.append(el('span', { class: 'muted' }, ` ${settings.note}`));
-    root.append(el('figure', { class: 'matrix-figure' }, head, el('div', { class: 'table-scroll' }, this.table)));
+    // the cells typed in that are not used, and why: index -> sentence (an editable matrix never drops input silently)
+    this.rejected = new Map();
+    this.rejectedNote = el('p', { class: 'alert cell-alert', role: 'alert', hidden: true });
+    root.append(el('figure', { class: 'matrix-figure' }, head, el('div', { class: 'table-scroll' }, this.table), this.rejectedNote));
   }
 
   /**
@@ -48,10 +51,16 @@ export class MatrixView {
     if (editable && this.table.rows.length === rows.length + 1) {
       // keep the inputs (and the focus); only refresh values the user is not typing in
       this.table.querySelectorAll('input').forEach((inp, i) => {
-        if (document.activeElement !== inp) inp.value = String(this.values[i]);
+        if (document.activeElement === inp) return;
+        inp.value = String(this.values[i]);
+        inp.setAttribute('aria-invalid', 'false');
+        this.rejected.delete(i);
       });
+      this.showRejected();
       return;
     }
+    this.rejected.clear();
+    this.showRejected();
     const thead = el('tr', {}, el('th', { scope: 'col', class: 'corner' }, ''));
     for (const c of cols) thead.append(el('th', { scope: 'col' }, c));
     const body = el('tbody');
@@ -80,11 +89,26 @@ export class MatrixView {
   }
 
   onInput(inp, index) {
-    const v = inp.value.trim() === '' ? NaN : Number(inp.value);
-    const ok = Number.isFinite(v) && Math.abs(v) <= SETTINGS.maxAbs;
-    inp.setAttribute('aria-invalid', String(!ok));
-    if (!ok) return;
-    this.values[index] = v;
-    this.settings.onEdit?.([...this.values]);
+    const raw = inp.value.trim();
+    const v = raw === '' ? NaN : Number(raw);
+    const why = raw === '' ? 'the cell is empty'
+      : !Number.isFinite(v) ? 'it is not a number'
+        : Math.abs(v) > SETTINGS.maxAbs ? `it is beyond ±${SETTINGS.maxAbs.toLocaleString('en-US')}, the largest the core takes` : '';
+    inp.setAttribute('aria-invalid', String(Boolean(why)));
+    if (why) {
+      const { rows, cols, title } = this.settings;
+      const at = `${title}, row ${rows[Math.floor(index / cols.length)]}, column ${cols[index % cols.length]}`;
+      this.rejected.set(index, `${at}: “${raw}” is not used because ${why}; the steps below still use ${fmt(this.values[index])}.`);
+    } else {
+      this.rejected.delete(index);
+      this.values[index] = v;
+      this.settings.onEdit?.([...this.values]);
+    }
+    this.showRejected();
+  }
+
+  showRejected() {
+    this.rejectedNote.textContent = [...this.rejected.values()].join(' ');
+    this.rejectedNote.hidden = this.rejected.size === 0;
   }
 }
