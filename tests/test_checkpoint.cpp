@@ -110,6 +110,22 @@ TEST_CASE("corrupt, truncated and hostile checkpoints give clear errors", "[chec
             CHECK_FALSE(load_error(t).empty());
         }
     }
+    SECTION("a file of another kind is named by its first bytes, not by a header length") {
+        const auto bytes = [](const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); };
+        // the first bytes of a real PNG: its signature, then the IHDR chunk (read as a header length: 727905341920923785)
+        const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10", 20);
+        CHECK(load_error(bytes(png)) == "this file is a PNG image, not a .safetensors model");
+        CHECK(load_error(bytes(std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pkl", 26))) ==
+              "this file is a zip archive (PyTorch's torch.save writes .pt and .pth files this way; save the state dict "
+              "with safetensors.torch.save_file instead), not a .safetensors model");
+        CHECK(load_error(bytes(std::string("\x80\x02}q\0(X\x06\0\0\0weight", 17))).find("a Python pickle") != std::string::npos);
+        CHECK(load_error(bytes("{\"d_model\": 64, \"n_heads\": 4}")).find("this file is a JSON text") == 0);
+        CHECK(load_error(bytes("In the beginning God created the heaven and the earth.")) ==
+              "this file is a text file, not a .safetensors model");
+        // bytes that match nothing known keep the parser's own sentence
+        const std::vector<std::uint8_t> noise = {0x01, 0xff, 0x02, 0xfe, 0x03, 0xfd, 0x04, 0xfc, 0x05, 0x06};
+        CHECK(load_error(noise).find("not a valid safetensors file: header length") == 0);
+    }
     SECTION("a safetensors file from somewhere else") {
         float x = 1;
         CHECK(load_error(st::write({}, {{"w", st::DType::F32, {1}, &x}})).find("not written by mha-sandbox") !=

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "file_kind.hpp"
 #include "json_mini.hpp"
 #include "model.hpp"
 #include "safetensors.hpp"
@@ -76,7 +77,11 @@ std::string load_checkpoint(const std::uint8_t* data, std::size_t size, Checkpoi
     if (size > kMaxCheckpointBytes) return "the file is larger than " + std::to_string(kMaxCheckpointBytes >> 20) + " MB";
     st::File f;
     std::string err = st::parse(data, size, f);
-    if (!err.empty()) return "not a valid safetensors file: " + err;
+    if (!err.empty()) {
+        const std::string kind = other_file_kind(data, size);
+        if (!kind.empty()) return "this file is " + kind + ", not a .safetensors model";
+        return "not a valid safetensors file: " + err;
+    }
     if (f.meta("format") != kCheckpointFormat)
         return "this safetensors file was not written by mha-sandbox (its __metadata__ has no format \"" +
                std::string(kCheckpointFormat) + "\")";
