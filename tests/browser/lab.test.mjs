@@ -206,9 +206,13 @@ test('exports: the curves as CSV, a heatmap as PNG, the model as .safetensors', 
 test('a .safetensors file loads as a run to inspect or continue; a broken one gives a sentence', async () => {
   await page.setInputFiles('#c-upload', modelPath);
   await page.waitForFunction(() => [...document.querySelectorAll('#c-runs .run-card h3')].some((h) => /file \(H = 4\)/.test(h.textContent)));
-  await page.setInputFiles('#c-upload', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all') });
-  await page.waitForFunction(() => /not a valid safetensors file/.test(document.getElementById('c-error').textContent));
+  // bytes that are no known kind of file: the parser's own sentence
+  await page.setInputFiles('#c-upload', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([1, 255, 2, 254, 3, 253, 4, 252, 5, 6]) });
+  await page.waitForFunction(() => /not a valid safetensors file: header length/.test(document.getElementById('c-error').textContent));
   assert.equal(await page.locator('#c-error').getAttribute('role'), 'alert');
+  // a picture picked by mistake: said in the user's terms, not as a header length of 727905341920923785 bytes
+  await page.setInputFiles('#c-upload', { name: 'heatmap.png', mimeType: 'image/png', buffer: readFileSync(new URL('../../public/img/screenshot.png', import.meta.url)) });
+  await page.waitForFunction(() => /this file is a PNG image, not a \.safetensors model/i.test(document.getElementById('c-error').textContent));
 });
 
 // ------------------------------------------------------------------------------------------ bad input
