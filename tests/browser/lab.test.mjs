@@ -361,6 +361,9 @@ test('embed mode: one panel inside <iframe sandbox="allow-scripts"> on a course 
     assert.equal(await frame.locator('[data-control="corpus"]').isHidden(), true);
     assert.equal(await frame.locator('[data-control="lr"]').isHidden(), true);
     assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');  // really sandboxed: opaque origin
+    // sandbox="allow-scripts" forbids downloads: the buttons say so instead of doing nothing
+    assert.equal(await frame.locator('#c-csv').getAttribute('aria-disabled'), 'true');
+    assert.match(await frame.locator('#panel-heads .download-note').textContent(), /^Downloads are off: this page is in a sandboxed frame/);
     await frame.locator('#c-start').click();
     await frame.locator('html[data-comparison="done"]').waitFor({ timeout: 60_000 });
     assert.equal(await frame.locator('#c-runs .run-card').count(), 3);

@@ -3,6 +3,7 @@
 // (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page chrome,
 // hide=… removes controls, and a framed page reports its height to the parent with postMessage.
 import { attentionDemo, attentionParams, constants, headLayout, loadEngine, ORDERS } from './engine.js';
+import { downloadsOffReason, switchDownloadsOff } from './frame_downloads.js';
 import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
 import { setupInduction } from './panels/induction.js';
@@ -274,6 +275,8 @@ async function start() {
   panels.inside = setupInside(app);
   panels.params = setupParams(app);
   showAll();
+  const downloadsOff = downloadsOffReason(readLayout(location.hash, location.search));
+  if (downloadsOff) switchDownloadsOff(document, downloadsOff);
   render();
   performance.mark('mha-first-heatmap');  // the attention panel's heatmaps are on the page now
   document.documentElement.dataset.ready = 'true';

@@ -34,6 +34,8 @@ const LAYOUT = Object.freeze({
   panel: { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
   hide: { name: 'hide', type: 'words', default: [], values: HIDEABLE, help: 'controls hidden' },
   embed: { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
+  downloads: { name: 'downloads', type: 'enum', default: '0', values: ['0', '1'],
+    help: 'downloads allowed in an opaque-origin frame (frame_downloads.js)' },
 });
 
 // page: the training panels' ranges, narrower than the core's, so that a run fits a tab
@@ -115,6 +117,7 @@ function makeProps(c) {
     // embedding
     LAYOUT.hide,
     LAYOUT.embed,
+    LAYOUT.downloads,
   ];
 }
 
@@ -263,15 +266,16 @@ export function readHash(hash, search = '') {
 }
 
 /**
- * The settings that lay the page out (panel, embed, hide), read before the core has loaded so that an embedded
- * panel shows without the page chrome from the start. Nonsense takes the defaults silently: readHash reports it.
+ * The settings that lay the page out (panel, embed, hide, downloads), read before the core has loaded so that an
+ * embedded panel shows without the page chrome from the start. Nonsense takes the defaults silently: readHash
+ * reports it.
  * @param {string} hash
  * @param {string} [search]
- * @returns {{panel: string, embed: string, hide: string[]}}
+ * @returns {{panel: string, embed: string, hide: string[], downloads: string}}
  */
 export function readLayout(hash, search = '') {
   const { state } = read(Object.values(LAYOUT), hash, search);
-  return { panel: state.panel, embed: state.embed, hide: state.hide };
+  return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads };
 }
 
 function read(table, hash, search) {
