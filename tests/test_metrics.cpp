@@ -114,3 +114,59 @@ TEST_CASE("automatic labels follow the stated thresholds in order", "[metrics]")
                  uniform_row_entropy(T), 0.0};
     CHECK(head_label(b) == "broad");
 }
+
+TEST_CASE("mean attention distance over the rows i >= 1, worked by hand", "[metrics]") {
+    // kSmall: row 1 looks 1 back with 0.25: 0.25;  row 2: 0.2 · 2 + 0.5 · 1 = 0.9;  mean (0.25 + 0.9) / 2 = 0.575
+    CHECK(mean_attention_distance(kSmall.data(), 3) == Approx(0.575));
+    // a previous-token head is 1 back everywhere; a first-token head at row i is i back: mean of 1..4 = 2.5
+    const auto prev = one_hot_rows(5, [](int i) { return i - 1; });
+    CHECK(mean_attention_distance(prev.data(), 5) == Approx(1.0));
+    const auto first = one_hot_rows(5, [](int) { return 0; });
+    CHECK(mean_attention_distance(first.data(), 5) == Approx(2.5));
+    // uniform rows: row i looks (0 + 1 + ... + i) / (i + 1) = i / 2 back; rows 1..3: (0.5 + 1 + 1.5) / 3 = 1
+    const auto u = uniform_causal(4);
+    CHECK(mean_attention_distance(u.data(), 4) == Approx(1.0).margin(1e-6));
+    // a single position has no earlier key
+    CHECK(mean_attention_distance(kSmall.data(), 1) == 0.0);
+}
+
+TEST_CASE("attention-by-offset profile, worked by hand", "[metrics]") {
+    // kSmall: offset 0 (diagonal) over rows 0..2: (1 + 0.75 + 0.3) / 3; offset 1 over rows 1..2: (0.25 + 0.5) / 2;
+    // offset 2 over row 2: 0.2
+    double p[3] = {-1, -1, -1};
+    offset_profile(kSmall.data(), 3, 3, p);
+    CHECK(p[0] == Approx(2.05 / 3));
+    CHECK(p[1] == Approx(0.375));
+    CHECK(p[2] == Approx(0.2));
+    CHECK(p[1] == Approx(previous_token_score(kSmall.data(), 3)));
+    // a first-token head (T = 5): offset k holds weight only in row i = k, one row of the T - k counted
+    const auto first = one_hot_rows(5, [](int) { return 0; });
+    double f[5];
+    offset_profile(first.data(), 5, 5, f);
+    const double want_first[5] = {1.0 / 5, 1.0 / 4, 1.0 / 3, 1.0 / 2, 1.0};
+    for (int k = 0; k < 5; ++k) CHECK(f[k] == Approx(want_first[k]));
+    // an offset-3 head (rows i >= 3 on i - 3, earlier rows on 0): 1 at offset 3, and offset 0 only from row 0
+    const auto three = one_hot_rows(8, [](int i) { return i >= 3 ? i - 3 : 0; });
+    double t[4];
+    offset_profile(three.data(), 8, 4, t);
+    CHECK(t[0] == Approx(1.0 / 8));
+    CHECK(t[1] == Approx(1.0 / 7));  // row 1 on key 0
+    CHECK(t[2] == Approx(1.0 / 6));  // row 2 on key 0
+    CHECK(t[3] == Approx(1.0));
+    // uniform rows (T = 4): offset 0 is (1 + 1/2 + 1/3 + 1/4) / 4, offset 3 only row 3's 1/4
+    const auto u = uniform_causal(4);
+    double q[4];
+    offset_profile(u.data(), 4, 4, q);
+    CHECK(q[0] == Approx((1 + 0.5 + 1.0 / 3 + 0.25) / 4).margin(1e-6));
+    CHECK(q[3] == Approx(0.25).margin(1e-6));
+    // more offsets than positions would read outside A
+    CHECK_THROWS_AS(offset_profile(u.data(), 4, 5, q), Error);
+}
+
+TEST_CASE("the profile has min(T, 16) offsets", "[metrics]") {
+    CHECK(profile_offsets(64) == 16);
+    CHECK(profile_offsets(16) == 16);
+    CHECK(profile_offsets(10) == 10);
+    CHECK(profile_offsets(1) == 1);
+    CHECK(profile_offsets(0) == 0);
+}

@@ -196,6 +196,7 @@ struct RunHandle {
             return m;
         });
     }
+    val trace() { return with_run([](mha::Run& r) { return to_js(r.trace()); }); }
     val sample(const std::string& prompt, int n, double temperature, double seed) {
         return with_run([&](mha::Run& r) {
             std::uint64_t s = 0;
@@ -293,6 +294,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_evaluateAs", &RunHandle::evaluate_as)
         .function("_induction", &RunHandle::induction)
         .function("_probeAttention", &RunHandle::probe_attention)
+        .function("_trace", &RunHandle::trace)
         .function("_sample", &RunHandle::sample)
         .function("_endSample", &RunHandle::end_sample)
         .function("_snapshot", &RunHandle::snapshot)

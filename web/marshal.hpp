@@ -248,6 +248,18 @@ inline val to_js(const mha::InductionMeasurement& m) {
     return r;
 }
 
+// { L, H, T, K, ids: Int32Array (T), tokens: string[T], previous, first, entropy, maxEntropy, distance:
+//   Float64Array (L*H), profile: Float64Array (L*H, K) }
+inline val to_js(const mha::HeadTrace& t) {
+    val r = ok();
+    r.set("L", t.L), r.set("H", t.H), r.set("T", t.T), r.set("K", t.K);
+    r.set("ids", copy_out(t.ids)), r.set("tokens", strings(t.tokens));
+    r.set("previous", copy_out(t.previous)), r.set("first", copy_out(t.first)), r.set("entropy", copy_out(t.entropy));
+    r.set("maxEntropy", copy_out(t.max_entropy)), r.set("distance", copy_out(t.distance));
+    r.set("profile", copy_out(t.profile));
+    return r;
+}
+
 // { dModel, nHeads, headSize, head: Int32Array (D), lane: Int32Array (D) }
 inline val to_js(const mha::HeadLayout& l) {
     val r = ok();

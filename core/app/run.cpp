@@ -211,6 +211,13 @@ AttentionMaps Run::probe_attention() {
     return induction_probe_maps(model(), spec_.induction.seg_max);
 }
 
+HeadTrace Run::trace() {
+    const std::vector<int> ids(eval_.x.begin(), eval_.x.begin() + eval_.T);
+    std::vector<std::string> tokens;
+    for (int id : ids) tokens.push_back(spec_.task == Task::text ? tok_.decode({id}) : std::to_string(id));
+    return head_trace(model(), ids, std::move(tokens));
+}
+
 std::string Run::sample(const std::string& prompt, int n, double temperature, std::uint64_t seed) {
     if (n < 1 || n > RunLimits::max_sample_chars)
         throw Error("a sample is 1 to " + std::to_string(RunLimits::max_sample_chars) + " characters.");

@@ -19,6 +19,7 @@
 
 #include "causality.hpp"
 #include "dataset.hpp"
+#include "head_trace.hpp"
 #include "induction_study.hpp"
 #include "induction_task.hpp"
 #include "probes.hpp"
@@ -130,6 +131,10 @@ public:
     InductionMeasurement measure_induction();
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
+    // every task: per-head scores (previous, first, entropy, mean distance, attention by offset) on the first
+    // validation sequence, the same sequence at every call, so the values of one head over training are comparable;
+    // its tokens are characters on the text task and numbers otherwise
+    HeadTrace trace();
     // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed;
     // throws mha::Error for n outside 1..RunLimits::max_sample_chars or a temperature outside 0..5
     std::string sample(const std::string& prompt, int n, double temperature, std::uint64_t seed);

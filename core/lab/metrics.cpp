@@ -39,6 +39,23 @@ double uniform_row_entropy(int T) {
     return total / T;
 }
 
+double mean_attention_distance(const float* att, int T) {
+    if (T < 2) return 0;
+    double s = 0;
+    for (int i = 1; i < T; ++i)
+        for (int j = 0; j < i; ++j) s += att[i * T + j] * double(i - j);
+    return s / (T - 1);
+}
+
+void offset_profile(const float* att, int T, int K, double* out) {
+    MHA_CHECK(K >= 0 && K <= T, "the attention-by-offset profile has at most T offsets");
+    for (int k = 0; k < K; ++k) {
+        double s = 0;
+        for (int i = k; i < T; ++i) s += att[i * T + (i - k)];
+        out[k] = s / (T - k);
+    }
+}
+
 double induction_score(const float* att, int T, int L, int start) {
     MHA_CHECK(L >= 2 && start >= 1 && start + 2 * L <= T, "the induction probe needs L >= 2 and both copies inside T");
     double s = 0;

@@ -7,7 +7,10 @@
 //   induction score        on a sequence holding r_1..r_L twice in a row, the first copy from position s
 //                          (s = 1 in the probe [BOS, r, r]): mean over the second copy i = s+L .. s+2L-1
 //                          of A[i, i-L+1], the position just after the earlier occurrence
-// Row 0 is left out of the first two scores: its only key is itself, so it says nothing about the head.
+//   mean attention distance mean_{i>=1} Σ_j A[i,j]·(i−j)    how far back a position looks, in positions
+//   attention by offset    profile[k] = mean_{i>=k} A[i, i−k] for k = 0..K−1: the weight on the key k steps back
+// Row 0 is left out of the first two scores and of the distance: its only key is itself, so it says nothing about
+// the head (and would pull every distance towards 0).
 #pragma once
 #include <string>
 
@@ -32,6 +35,18 @@ double uniform_row_entropy(int T);
 // induction score of A (T,T) on a sequence whose segment of length L starts at `start` (1 in the probe
 // [BOS, r, r]); needs L >= 2, start >= 1 and start + 2L <= T (throws mha::Error otherwise)
 double induction_score(const float* att, int T, int L, int start = 1);
+
+// mean attention distance of A (T,T) in positions, over rows i >= 1; 0 when T < 2
+double mean_attention_distance(const float* att, int T);
+// Offsets in an attention-by-offset profile: K = min(T, kMaxProfileOffsets). 16 covers the previous token (1), the
+// offsets of the synthetic offsets task (up to 7) with room, and local patterns of text, while every bar still
+// averages many rows (at T = 64, offset 15 has 49); how far beyond that a head looks shows in its mean distance.
+constexpr int kMaxProfileOffsets = 16;
+inline int profile_offsets(int T) { return T < kMaxProfileOffsets ? (T > 0 ? T : 0) : kMaxProfileOffsets; }
+// attention-by-offset profile of A (T,T): out (K) with out[k] = mean over rows i >= k of A[i, i−k], K <= T
+// (throws mha::Error otherwise). out[0] counts row 0, which always puts 1 on itself; out[1] is the previous-token
+// score.
+void offset_profile(const float* att, int T, int K, double* out);
 
 struct HeadScores {
     double previous = 0;      // on the user's text

@@ -50,6 +50,10 @@
  *   with settings.swapCheck, at the end: the validation loss of these weights, and read in the swapped order
  * @typedef {{type: 'induction', step: number, measurement: object, probe: object}} InductionMessage
  *   induction task, at every measurement: per-head scores and copy losses, and the probe attention
+ * @typedef {{type: 'trace', step: number, trace: object}} TraceMessage
+ *   every task, at every measurement (set-up, every evalEvery steps, the end): the core's head trace on the run's
+ *   first validation sequence ({L, H, T, K, ids (T), tokens (T), previous, first, entropy, maxEntropy, distance
+ *   (L*H), profile (L*H, K)}), the same sequence every time
  * @typedef {{type: 'failed', error: string}} FailedMessage
  *   something the worker was doing failed (a chunk of training, a measurement, a bug caught at the top); the
  *   sentence says what. A failed chunk pauses the run.
@@ -77,6 +81,7 @@ const FROM_WORKER_FIELDS = {
   causality: ['when', 'step', 'report'],
   swap: ['step', 'own', 'swapped'],
   induction: ['step', 'measurement', 'probe'],
+  trace: ['step', 'trace'],
   failed: ['error'],
 };
 

@@ -9,6 +9,7 @@ const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
   maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
+  maxTraces: 200,           // head traces kept per run (a few kB each), thinned like the snapshots beyond that
 };
 
 /**
@@ -58,6 +59,7 @@ export const RUN_EVENT = Object.freeze({
   causality: FROM_WORKER.causality,
   swap: FROM_WORKER.swap,
   induction: FROM_WORKER.induction,
+  trace: FROM_WORKER.trace,
   reset: 'reset',              // sent by a panel, not by a Run: it replaced its runs (no run)
 });
 
@@ -119,6 +121,8 @@ export class Run {
     this.induction = [];
     /** the latest probe attention {tokens, L, H, T, att (L,H,T,T), segment}, induction task */
     this.probe = null;
+    /** @type {{step: number, trace: object}[]} the head trace at every measurement, in step order (protocol.js) */
+    this.traces = [];
     this.restarts = 0;
     this.diverged = null;     // {step, loss, limit} when the run blew up
     this.wantRunning = false; // the user's intent, re-applied after a restart
@@ -207,6 +211,7 @@ export class Run {
     cut(this.val, (s) => s <= step);
     this.snapshots = this.snapshots.filter((s) => s.step <= step);
     this.induction = this.induction.filter((m) => m.step <= step);
+    this.traces = this.traces.filter((t) => t.step <= step);
     this.stepsDone = step;
   }
 
@@ -273,6 +278,10 @@ export class Run {
         this.induction.push({ step: msg.step, measurement: msg.measurement });
         this.probe = msg.probe;
         return this.#emit(RUN_EVENT.induction);
+      case FROM_WORKER.trace:
+        if (this.traces.length && this.traces[this.traces.length - 1].step >= msg.step) return;
+        this.traces = thinSnapshots([...this.traces, { step: msg.step, trace: msg.trace }], SETTINGS.maxTraces);
+        return this.#emit(RUN_EVENT.trace);
       case FROM_WORKER.failed:
         this.error = msg.error;
         return this.#emit(RUN_EVENT.failed, { error: msg.error });

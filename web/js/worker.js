@@ -54,11 +54,13 @@ function init(msg) {
   return facts;
 }
 
-// the validation loss (and, on the induction task, the scores) of the weights now; returns the evaluation
+// the validation loss (on the induction task also its scores, on every task the head trace) of the weights now;
+// returns the evaluation
 function measure() {
   const val = run._evaluate();
   if (val.ok) post(FROM_WORKER.val, { step: run._stepsDone(), loss: val.loss });
   if (settings.task === 'induction') postInduction();
+  postTrace();
   return val;
 }
 
@@ -75,6 +77,15 @@ function postInduction() {
   } else {
     post(FROM_WORKER.failed, { error: measurement.error ?? probe.error });
   }
+}
+
+// every task: what each head does on the first validation sequence, for the lines over training in "Look inside"
+function postTrace() {
+  const trace = run._trace();
+  if (!trace.ok) return post(FROM_WORKER.failed, { error: trace.error });
+  const { ok, ...fields } = trace;
+  post(FROM_WORKER.trace, { step: run._stepsDone(), trace: fields },
+    [fields.ids, fields.previous, fields.first, fields.entropy, fields.maxEntropy, fields.distance, fields.profile].map((a) => a.buffer));
 }
 
 function free() {

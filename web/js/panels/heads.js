@@ -238,7 +238,7 @@ export function setupHeads(app) {
     }
     if (type === RUN_EVENT.restarted) ui.status.textContent += ` ${run.label} is running again.`;
     app.runsChanged(e);
-    const streaming = type === RUN_EVENT.progress || type === RUN_EVENT.val || type === RUN_EVENT.snapshot;
+    const streaming = type === RUN_EVENT.progress || type === RUN_EVENT.val || type === RUN_EVENT.snapshot || type === RUN_EVENT.trace;
     if (!streaming) fill();  // a run ended, failed or blew up: its slot is free
     schedule(!streaming);
   }

@@ -84,7 +84,7 @@ export function setupInduction(app) {
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
   const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
-    schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction] });
+    schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace] });
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)

@@ -1,12 +1,13 @@
 // The inside panel, "Look inside": the layers × heads grid of one run's attention on a typed sentence, a large map
 // of the chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the
-// snapshots. Every request goes to the run's worker (its inspector), so the page never computes attention
-// itself.
+// snapshots; below, every head's scores over training (the core's head trace, posted by the worker at every
+// evaluation). Every request goes to the run's worker (its inspector), so the page never computes attention itself.
 import { constants } from '../engine.js';
 import { RUN_EVENT } from '../runs.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { download, el, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';
+import { HeadTraceView } from '../views/head_trace_view.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 
 const SETTINGS = {
@@ -40,6 +41,9 @@ export function setupInside(app) {
   let busy = false, again = false, lastLive = 0, runsFrame = 0, pending = false, inView = false;
 
   const t = constants().thresholds;
+  const traceView = new HeadTraceView({ charts: { previous: $('i-tr-previous'), first: $('i-tr-first'), entropy: $('i-tr-entropy'),
+    distance: $('i-tr-distance') }, profiles: $('i-profiles'), probe: $('i-trace-probe') }, t);
+  let traceFrame = 0;
   ui.thresholds.textContent = `Labels, first match wins: induction head if its induction score ≥ ${t.induction}; ` +
     `previous-token head if previous ≥ ${t.previous}; first-token head if first ≥ ${t.first}; ` +
     `broad if its entropy ≥ ${t.broad} × the uniform maximum; otherwise mixed.`;
@@ -68,6 +72,7 @@ export function setupInside(app) {
           ui.tie.checked = false;
           snapIndex = -1;
           refresh(true);
+          drawTrace();
         });
         return el('label', {}, input, r.label);
       }));
@@ -79,6 +84,18 @@ export function setupInside(app) {
     const step = snapIndex < 0 ? run?.stepsDone : run?.snapshots[snapIndex]?.step;
     ui.stepOut.textContent = snapIndex < 0 ? `${step ?? 0} (latest${run?.status === 'running' ? ', training' : ''})` : `${step} (snapshot)`;
     ui.step.setAttribute('aria-valuetext', ui.stepOut.textContent);
+  }
+
+  // the selected run's heads over training, at most once a frame; the profiles follow the snapshot slider
+  function drawTrace() {
+    if (traceFrame) return;
+    traceFrame = requestAnimationFrame(() => {
+      traceFrame = 0;
+      const run = current();
+      if (!run?.facts || ui.body.hidden) return;
+      traceView.update({ traces: run.traces, text: run.facts.task === 'char', at: snapIndex < 0 ? undefined : run.snapshots[snapIndex]?.step });
+      document.documentElement.dataset.trace = String((Number(document.documentElement.dataset.trace) || 0) + 1);
+    });
   }
 
   // ---------------------------------------------------------------- asking the worker
@@ -200,6 +217,7 @@ export function setupInside(app) {
     snapIndex = run && v < run.snapshots.length ? v : -1;
     drawRuns();
     refresh(true);
+    drawTrace();
   });
   ui.tie.addEventListener('change', () => refresh(true));
   ui.png.addEventListener('click', () => {
@@ -220,6 +238,7 @@ export function setupInside(app) {
       if (!runsFrame) runsFrame = requestAnimationFrame(() => { runsFrame = 0; drawRuns(); });
       const run = current();
       if (!run || e.run !== run) return;
+      if ([RUN_EVENT.trace, RUN_EVENT.ready, RUN_EVENT.restored, RUN_EVENT.died].includes(e.type)) drawTrace();
       const settled = [RUN_EVENT.ready, RUN_EVENT.done, RUN_EVENT.restored, RUN_EVENT.restarted];
       if (settled.includes(e.type)) refresh(true);
       else if ((e.type === RUN_EVENT.progress || e.type === RUN_EVENT.val) && snapIndex < 0 && performance.now() - lastLive > SETTINGS.liveRefreshMs) {

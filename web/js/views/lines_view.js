@@ -7,7 +7,8 @@ const SIZE = { height: 220, minWidth: 260 };  // px
 const GUIDE_COLOUR = '#777';
 
 /**
- * @typedef {{label: string, step: number[], value: number[], style?: number}} Line  style: colour/dash index
+ * @typedef {{label: string, step: number[], value: number[], style?: number, look?: {stroke: string, dash: number[]}}} Line
+ *   style: colour/dash index; look: colour and dash given outright (more lines than the palette cycles through)
  * @typedef {{label: string, value: number}} Guide  a horizontal dashed line
  */
 
@@ -43,7 +44,7 @@ export class LinesView extends UPlotChart {
   options(lines, guides) {
     const series = [{ label: 'step' }];
     lines.forEach((l, i) => {
-      const { stroke, dash } = seriesStyle(l.style ?? i);
+      const { stroke, dash } = l.look ?? seriesStyle(l.style ?? i);
       series.push({ label: l.label, stroke, width: 2, dash, spanGaps: true, points: { show: false }, value: threeDecimals });
     });
     for (const g of guides) series.push({ label: g.label, stroke: GUIDE_COLOUR, width: 1.5, dash: [4, 4], points: { show: false },

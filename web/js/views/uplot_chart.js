@@ -13,6 +13,15 @@ export function seriesStyle(k) {
   return { stroke: PALETTE.colours[k % PALETTE.colours.length], dash: PALETTE.dashes[k % PALETTE.dashes.length] };
 }
 
+/**
+ * colour and dash of series k when there may be more series than colours: the colour cycles first, the dash changes
+ * with each round, so 49 series look different from one another
+ */
+export function distinctSeriesStyle(k) {
+  const n = PALETTE.colours.length;
+  return { stroke: PALETTE.colours[k % n], dash: PALETTE.dashes[Math.floor(k / n) % PALETTE.dashes.length] };
+}
+
 /** uPlot's legend value: three decimals, '–' where a series has no point */
 export const threeDecimals = (u, v) => (v == null ? '–' : v.toFixed(3));
 
