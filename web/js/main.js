@@ -133,14 +133,14 @@ function render() {
 // which panels are shown: all of them, or one (the sizes card goes with the reshape and attention panels); layout:
 // the settings, or before the core has loaded, readLayout's
 function showPanels(layout = state) {
-  const { panel } = layout;
-  for (const b of ui.panels) b.setAttribute('aria-pressed', String(b.dataset.panel === panel));
-  const on = (name) => panel === 'all' || panel === name;
+  const { panel } = layout;  // ['all'], one panel, or several (panel=heads,inside)
+  for (const b of ui.panels) b.setAttribute('aria-pressed', String(panel.length === 1 && panel[0] === b.dataset.panel));
+  const on = (name) => panel.includes('all') || panel.includes(name);
   ui.reshapePanel.hidden = !on('reshape');
   ui.attentionPanel.hidden = !on('attention');
   ui.sizes.hidden = !(on('reshape') || on('attention'));
   ui.panelBox.hidden = ui.sizes.hidden;
-  ui.panelBox.classList.toggle('both', panel === 'all');
+  ui.panelBox.classList.toggle('both', on('reshape') && on('attention'));
   ui.workedPanel.hidden = !on('worked');
   ui.headsPanel.hidden = !on('heads');
   ui.breakPanel.hidden = !on('break');
@@ -196,7 +196,7 @@ function bindControls() {
   ui.seed.addEventListener('input', () => { state.seed = numberIn(ui.seed); scheduleRender(); });
   ui.text.addEventListener('input', () => { state.text = ui.text.value; scheduleRender(); });
   for (const r of ui.order) r.addEventListener('change', () => { state.order = r.value; scheduleRender(); });
-  for (const b of ui.panels) b.addEventListener('click', () => { state.panel = b.dataset.panel; render(); });
+  for (const b of ui.panels) b.addEventListener('click', () => { state.panel = [b.dataset.panel]; render(); });
   ui.nextSeed.addEventListener('click', () => {
     state.seed = Number.isInteger(state.seed) ? (state.seed + 1) % (propRange('seed').max + 1) : 1;
     ui.seed.value = String(state.seed);
@@ -223,6 +223,8 @@ const app = {
   get defaults() { return defaultState(); },
   readable,
   runs: new Map(),
+  // a .safetensors file loaded as a run from any panel (heads.js owns the runs); report says what went wrong there
+  loadModel: (file, report) => panels.heads.loadFile(file, report),
   runsChanged: (e) => {
     if (e.type === RUN_EVENT.reset) panels.inside?.onReset();
     else panels.inside?.onRunEvent(e);

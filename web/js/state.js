@@ -31,7 +31,8 @@ export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpu
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
 const LAYOUT = Object.freeze({
-  panel: { name: 'panel', type: 'enum', default: 'all', values: PANELS, help: 'panel shown' },
+  // one panel, or a list shown together in one frame (panel=heads,inside: train, then look)
+  panel: { name: 'panel', type: 'words', default: ['all'], values: PANELS, help: 'panels shown' },
   hide: { name: 'hide', type: 'words', default: [], values: HIDEABLE, help: 'controls hidden' },
   embed: { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
   downloads: { name: 'downloads', type: 'enum', default: '0', values: ['0', '1'],
@@ -271,7 +272,7 @@ export function readHash(hash, search = '') {
  * reports it.
  * @param {string} hash
  * @param {string} [search]
- * @returns {{panel: string, embed: string, hide: string[], downloads: string}}
+ * @returns {{panel: string[], embed: string, hide: string[], downloads: string}}
  */
 export function readLayout(hash, search = '') {
   const { state } = read(Object.values(LAYOUT), hash, search);

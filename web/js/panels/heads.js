@@ -197,17 +197,22 @@ export function setupHeads(app) {
     }
   }
 
-  async function loadFile(file) {
-    showError('');
+  // where a loaded file's problems are said: this panel's alert, or the one beside the control that loaded it
+  let uploadError = showError;
+
+  // report: shows a sentence (or clears it with ''), for a file loaded from another panel (look inside, embedded alone)
+  async function loadFile(file, report = showError) {
+    uploadError = report;
+    report('');
     if (!file) return;
     const settings = runSettings();
-    if (settings.error) return showError(settings.error);
+    if (settings.error) return report(settings.error);
     const bytes = new Uint8Array(await file.arrayBuffer());
     let text;
     try {
       text = app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
     } catch (e) {
-      return showError(String(e.message ?? e));
+      return report(String(e.message ?? e));
     }
     app.runs.get('upload')?.dispose();
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
@@ -231,7 +236,7 @@ export function setupHeads(app) {
         run.start();
       }
     }
-    if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
+    if (type === RUN_EVENT.failed) (run.key === 'upload' ? uploadError : showError)(`${run.label}: ${e.error}`);
     if (type === RUN_EVENT.died) {
       ui.status.textContent = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
@@ -494,6 +499,7 @@ export function setupHeads(app) {
 
   return {
     show,
+    loadFile,
     /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
     vocabSize: () => runs().find((r) => r.facts)?.facts.vocabSize ?? null,
   };

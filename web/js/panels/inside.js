@@ -26,7 +26,7 @@ function shown(ch) {
  */
 export function setupInside(app) {
   const ui = {
-    empty: $('i-empty'), body: $('i-body'), runs: $('i-runs'), text: $('i-text'), textInfo: $('i-text-info'),
+    empty: $('i-empty'), emptyText: $('i-empty-text'), upload: $('i-upload'), uploadError: $('i-upload-error'), body: $('i-body'), runs: $('i-runs'), text: $('i-text'), textInfo: $('i-text-info'),
     step: $('i-step'), stepOut: $('i-step-out'), tie: $('i-tie'), loss: $('i-loss'), error: $('i-error'),
     grid: $('i-grid'), detail: $('i-detail'), scores: $('i-scores'), png: $('i-png'), model: $('i-model'),
     thresholds: $('i-thresholds'), panel: $('panel-inside'),
@@ -53,9 +53,17 @@ export function setupInside(app) {
     ?? [...app.runs.values()][0] ?? null;
 
   // ---------------------------------------------------------------- the run list and the slider
+  // before any model: how to get one. Embedded alone (panel=inside) there is no panel 4 to train in
+  function sayHowToStart() {
+    ui.emptyText.textContent = $('panel-heads').hidden
+      ? 'No model to look inside yet: load a .safetensors model here (a frame can also show the training panel: panel=heads,inside).'
+      : 'Train the models in panel 4, or load a .safetensors model here, to look inside them.';
+  }
+
   function drawRuns() {
     const all = [...app.runs.values()].filter((r) => r.facts);
     ui.empty.hidden = all.length > 0;
+    sayHowToStart();
     ui.body.hidden = all.length === 0;
     if (!all.length) return;
     const run = current();
@@ -205,6 +213,11 @@ export function setupInside(app) {
   }).observe(ui.panel);
   ui.text.value = app.state.itext;
   let typing = 0;
+  ui.upload.addEventListener('change', () => {
+    const report = (message) => showAlert(ui.uploadError, message ? app.readable(message) : '');
+    app.loadModel(ui.upload.files[0], report);
+    ui.upload.value = '';
+  });
   ui.text.addEventListener('input', () => {
     app.state.itext = ui.text.value;
     app.save();
@@ -248,6 +261,7 @@ export function setupInside(app) {
     },
     /** the panel became visible: catch up on what it skipped while hidden */
     onShow() {
+      sayHowToStart();
       if (!pending) return;
       const loss = pending === 'loss';
       pending = false;
