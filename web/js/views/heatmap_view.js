@@ -12,6 +12,9 @@ const SETTINGS = {
   minCell: 6,        // px: below this the canvas scrolls sideways instead of shrinking
   maxCell: 28,       // px
   gap: 6,            // px between labels and cells
+  minFont: 10,       // px: labels never smaller (legible on a phone); thinned out instead, with the rule stated
+  maxFont: 12,
+  cornerTop: 32,     // px above the cells when key labels are horizontal: room for the axis names in the corner
   maskedFill: '#eef0f3',
   ink: '#1f2430',
   mutedInk: '#677085',
@@ -38,6 +41,7 @@ export class HeatmapView {
     root.append(
       this.title,
       el('div', { class: 'canvas-scroll' }, this.canvas),
+      (this.labelRule = el('p', { class: 'muted label-rule', hidden: true })),
       this.readout,
       this.details,
     );
@@ -91,13 +95,22 @@ export class HeatmapView {
     const label = Math.ceil(longest) + SETTINGS.gap;
     const width = Math.max(0, this.root.clientWidth) || 300;
     const cell = Math.max(SETTINGS.minCell, Math.min(SETTINGS.maxCell, Math.floor((width - label - 2) / T)));
-    return { label, top: label, cell, T };
+    // labels: never below minFont; a label on every rowEvery-th row, every colEvery-th column, so they never touch.
+    // Keys are written horizontally when they are short (characters, numbers), else rotated like the rows' spacing.
+    const size = Math.max(SETTINGS.minFont, Math.min(SETTINGS.maxFont, cell - 1));
+    ctx.font = `${size}px ${SETTINGS.fontFamily}`;
+    const widest = Math.max(...this.labels.map((w) => ctx.measureText(w).width));
+    const rowEvery = Math.max(1, Math.ceil((size + 1) / cell));
+    const horizontal = widest <= 2 * size;
+    const colEvery = horizontal ? Math.max(1, Math.ceil((widest + 3) / cell)) : rowEvery;
+    const top = horizontal ? Math.max(SETTINGS.cornerTop, size + 2 * SETTINGS.gap) : label;
+    return { label, top, cell, T, size, rowEvery, colEvery, horizontal };
   }
 
   draw() {
     if (!this.data) return;
     const L = (this.geom = this.layout());
-    const { label, top, cell, T } = L;
+    const { label, top, cell, T, size, rowEvery, colEvery, horizontal } = L;
     const { weights } = this.data;
     const cssW = label + T * cell + 1, cssH = top + T * cell + 1;
     const dpr = window.devicePixelRatio || 1;
@@ -124,19 +137,27 @@ export class HeatmapView {
       }
     }
 
-    // labels: queries on the left, keys on top (rotated); thinned out when cells are smaller than the text
-    const size = Math.max(8, Math.min(12, cell - 1));
-    const every = Math.max(1, Math.ceil(9 / cell));
+    // labels: queries on the left, keys on top (horizontal when short, else rotated), thinned by layout()'s rule
     ctx.font = `${size}px ${SETTINGS.fontFamily}`;
     ctx.fillStyle = SETTINGS.ink;
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let t = 0; t < T; t += every) ctx.fillText(this.labels[t], label - SETTINGS.gap, top + (t + 0.5) * cell);
-    ctx.save();
-    ctx.rotate(-Math.PI / 2);
-    ctx.textAlign = 'left';
-    for (let s = 0; s < T; s += every) ctx.fillText(this.labels[s], -(top - SETTINGS.gap), label + (s + 0.5) * cell);
-    ctx.restore();
+    for (let t = 0; t < T; t += rowEvery) ctx.fillText(this.labels[t], label - SETTINGS.gap, top + (t + 0.5) * cell);
+    if (horizontal) {
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'bottom';
+      for (let s = 0; s < T; s += colEvery) ctx.fillText(this.labels[s], label + (s + 0.5) * cell, top - SETTINGS.gap + 2);
+    } else {
+      ctx.save();
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'left';
+      for (let s = 0; s < T; s += colEvery) ctx.fillText(this.labels[s], -(top - SETTINGS.gap), label + (s + 0.5) * cell);
+      ctx.restore();
+    }
+    this.labelRule.hidden = rowEvery === 1 && colEvery === 1;
+    const each = (k, what) => (k === 1 ? `every ${what}` : `every ${nth(k)} ${what}`);
+    this.labelRule.textContent = this.labelRule.hidden ? '' : `Labels on ${each(rowEvery, 'row')} and ${each(colEvery, 'column')} ` +
+      `(cells of ${cell} px); point at a cell, or focus the map and use the arrow keys, to read any.`;
 
     // axis names in the empty corner
     ctx.font = `11px ${SETTINGS.fontFamily}`;
@@ -254,6 +275,12 @@ function clamp(v, lo, hi) {
 }
 
 // the word, shortened with … to fit max px
+// "2nd", "3rd", "4th", "11th", "21st"
+function nth(k) {
+  const tail = k % 100 >= 11 && k % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' })[k % 10] ?? 'th';
+  return `${k}${tail}`;
+}
+
 function shorten(ctx, word, max) {
   if (ctx.measureText(word).width <= max) return word;
   let w = word;
