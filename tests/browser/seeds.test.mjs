@@ -281,6 +281,25 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
   }
 });
 
+test('a page holding trained runs asks before it is left; a page without runs does not', async () => {
+  // what leaving the page brings: the browser's dialog (dismissed: the page stays), or the page closes ('none')
+  const ask = async (p) => {
+    const dialog = new Promise((ok) => p.once('dialog', async (d) => { ok(d.type()); await d.dismiss(); }));
+    const closed = new Promise((ok) => p.once('close', () => ok('none')));
+    await p.close({ runBeforeUnload: true });
+    return Promise.race([dialog, closed]);
+  };
+  const empty = await openPage('#panel=heads');
+  await empty.click('#c-budget-longer');  // a user gesture, which the browser needs before it may ask
+  assert.equal(await ask(empty), 'none');
+  assert.equal(empty.isClosed(), true);
+  const p = await openPage(`#${TINY}&heads=1&seeds=1`);
+  await trainAll(p);
+  assert.equal(await ask(p), 'beforeunload');
+  assert.equal(p.isClosed(), false);  // dismissed: the page and its runs stay
+  await p.close();
+});
+
 test('no request left 127.0.0.1, no console errors', () => {
   assert.deepEqual(foreignRequests, []);
   assert.deepEqual(consoleErrors, []);

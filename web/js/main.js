@@ -251,6 +251,17 @@ globalThis.mhaDebug = {
   crash: (key) => app.runs.get(key)?.crash(),
 };
 
+// Runs live only in this page: a reload or a link away would lose every trained model, so a page holding any asks
+// first (the browser's own "leave site?" dialog; it shows only after the user has interacted with the page)
+function guardRuns() {
+  window.addEventListener('beforeunload', (e) => {
+    const all = [...app.runs.values(), ...(panels.break?.runs() ?? []), ...(panels.induction?.runs() ?? [])];
+    if (!all.some((r) => r.status !== 'failed' && (r.stepsDone > 0 || ['starting', 'ready', 'running', 'restarting'].includes(r.status)))) return;
+    e.preventDefault();
+    e.returnValue = '';  // older browsers need it set
+  });
+}
+
 async function start() {
   showPanels(readLayout(location.hash, location.search));
   reportHeight();
@@ -277,6 +288,7 @@ async function start() {
   panels.inside = setupInside(app);
   panels.params = setupParams(app);
   showAll();
+  guardRuns();
   const downloadsOff = downloadsOffReason(readLayout(location.hash, location.search));
   if (downloadsOff) switchDownloadsOff(document, downloadsOff);
   render();
