@@ -86,6 +86,10 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await p.inputValue('#c-heads'), '1,4,8');
     assert.equal(await p.locator('#c-layers').isDisabled(), false);
     await hashOf(p, /^(?!.*ctask=)/);
+    // the text's fields are the text's again: they show and save its settings
+    assert.equal(await p.inputValue('#c-steps'), '300');
+    await p.fill('#c-steps', '70');
+    await hashOf(p, /steps=70/);
 
     // the link reproduces the choice in a new tab
     const q = await openPage(hash);

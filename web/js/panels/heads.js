@@ -486,7 +486,7 @@ export function setupHeads(app) {
   }
 
   // ---------------------------------------------------------------- events
-  for (const inp of [ui.heads, ...form.inputs]) inp.addEventListener('input', read);
+  for (const inp of [ui.heads, ...form.inputs, ...textForm.inputs]) inp.addEventListener('input', read);
   for (const r of ui.corpus) r.addEventListener('change', read);
   for (const r of ui.task) {
     r.addEventListener('change', () => {
