@@ -101,13 +101,21 @@ val constants() {
     val induction = val::object();
     induction.set("lr", mha::kInductionLr), induction.set("warmup", mha::kInductionWarmup);
     induction.set("vocab", mha::kInductionVocab), induction.set("probes", mha::kInductionProbes);
+    // the offsets task as "Heads, compared" ships it: its architecture and schedule (D and H are the form's)
+    const mha::OffsetsSetting& k = mha::kOffsetsSetting;
+    val offsets = val::object();
+    offsets.set("offsets", std::string(k.offsets)), offsets.set("symbols", k.symbols), offsets.set("nLayers", k.layers);
+    offsets.set("mlp", k.mlp), offsets.set("context", k.context), offsets.set("batch", k.batch);
+    offsets.set("steps", k.steps), offsets.set("warmup", k.warmup), offsets.set("lr", k.lr), offsets.set("minLr", k.min_lr);
     val end_sample = val::object();
     end_sample.set("chars", mha::EndSample::chars), end_sample.set("temperature", mha::EndSample::temperature);
 
     val r = val::object();
     r.set("limits", limits), r.set("thresholds", thresholds), r.set("divergenceFactor", mha::kDivergenceFactor);
     r.set("variants", strings(variants));
-    r.set("tasks", strings({mha::task_name(mha::Task::text), mha::task_name(mha::Task::induction)}));
+    r.set("tasks", strings({mha::task_name(mha::Task::text), mha::task_name(mha::Task::induction),
+                            mha::task_name(mha::Task::offsets)}));
+    r.set("offsetsSetting", offsets);
     r.set("inductionSettings", settings), r.set("induction", induction), r.set("endSample", end_sample);
     r.set("evalBatches", mha::RunSpec{}.eval_batches), r.set("defaults", to_js(mha::RunSettings{}));
     return r;

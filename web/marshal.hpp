@@ -106,6 +106,7 @@ inline mha::RunSettings run_settings(const val& s, mha::RunSettings r = {}) {
     if (!s["mlp"].isUndefined()) r.mlp = s["mlp"].isTrue();
     str("variant", r.variant), str("task", r.task);
     num("vocab", r.vocab), num("segMin", r.seg_min), num("segMax", r.seg_max);
+    num("symbols", r.symbols), str("offsets", r.offsets);
     num("batch", r.batch), num("steps", r.steps), num("warmup", r.warmup), num("lr", r.lr), num("minLr", r.min_lr);
     num("clip", r.clip), num("weightDecay", r.weight_decay), num("seed", r.seed), num("evalBatches", r.eval_batches);
     return r;
@@ -182,6 +183,11 @@ inline val to_js(const mha::RunFacts& f) {
     r.set("divergenceLimit", f.divergence_limit);
     r.set("task", std::string(mha::task_name(f.task)));
     if (f.task == mha::Task::induction) r.set("segMin", f.induction.seg_min), r.set("segMax", f.induction.seg_max);
+    if (f.task == mha::Task::offsets) {
+        std::string list;
+        for (int o : f.offsets.offsets) list += (list.empty() ? "" : ",") + std::to_string(o);
+        r.set("symbols", f.offsets.symbols), r.set("offsets", list);
+    }
     return r;
 }
 
@@ -340,6 +346,7 @@ inline val to_js(const mha::RunSettings& s) {
     r.set("dModel", s.d_model), r.set("nHeads", s.n_heads), r.set("nKvHeads", s.n_kv_heads);
     r.set("nLayers", s.n_layers), r.set("context", s.context), r.set("mlp", s.mlp), r.set("variant", s.variant);
     r.set("task", s.task), r.set("vocab", s.vocab), r.set("segMin", s.seg_min), r.set("segMax", s.seg_max);
+    r.set("symbols", s.symbols), r.set("offsets", s.offsets);
     r.set("batch", s.batch), r.set("steps", s.steps), r.set("warmup", s.warmup), r.set("lr", s.lr);
     r.set("minLr", s.min_lr), r.set("clip", s.clip), r.set("weightDecay", s.weight_decay), r.set("seed", s.seed);
     r.set("evalBatches", s.eval_batches);

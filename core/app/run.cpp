@@ -8,11 +8,14 @@
 
 namespace mha {
 
-const char* task_name(Task t) { return t == Task::induction ? "induction" : "char"; }
+const char* task_name(Task t) {
+    return t == Task::induction ? "induction" : t == Task::offsets ? "offsets" : "char";
+}
 
 bool parse_task(const std::string& name, Task& out) {
     if (name == "char") out = Task::text;
     else if (name == "induction") out = Task::induction;
+    else if (name == "offsets") out = Task::offsets;
     else return false;
     return true;
 }
@@ -31,6 +34,7 @@ std::string text_error(const std::string& text) {
 }
 
 std::string task_error(const RunSpec& spec, int T) {
+    if (spec.task == Task::offsets) return validate_offset_task(spec.offsets, T);
     const InductionTaskConfig& k = spec.induction;
     std::string err = validate_induction_task(T, k.vocab, k.seg_min, k.seg_max);
     if (err.empty() && k.seg_max < 2) err = "the repeated segment must be at least 2 tokens long to measure induction.";
@@ -66,9 +70,14 @@ std::string validate_setup(const RunSpec& spec) {
     ModelConfig m = spec.model;
     // the text's vocabulary is known only once tokenized (make_run); any V within the limits checks the rest
     m.vocab_size = spec.task == Task::induction ? spec.induction.vocab : 2;
+    if (spec.task == Task::offsets) {
+        // the offsets task's classes, S^K, are its vocabulary: check the task first so that they are known
+        if (std::string err = validate_offset_task(spec.offsets, m.max_seq_len); !err.empty()) return err;
+        m.vocab_size = static_cast<int>(offset_task_classes(spec.offsets, Limits::max_vocab));
+    }
     TrainConfig t = spec.train;
     std::string err = config_error(m, t);
-    if (err.empty() && spec.task == Task::induction) err = task_error(spec, m.max_seq_len);
+    if (err.empty() && spec.task != Task::text) err = task_error(spec, m.max_seq_len);
     return err;
 }
 
@@ -76,6 +85,8 @@ std::string validate_setup(const RunSpec& spec) {
 // the training batches of the run's task: windows of the text, or the shifted repeated-segment task (its
 // per-sequence segment lengths and starts go to buffers that grow once to the batch size)
 BatchSampler Run::sampler() {
+    if (spec_.task == Task::offsets)
+        return [this](Rng& rng, int B, int T, int* x, int* y) { fill_offset_batch(rng, spec_.offsets, B, T, x, y); };
     if (spec_.task == Task::induction)
         return [this](Rng& rng, int B, int T, int* x, int* y) {
             const InductionTaskConfig& k = spec_.induction;
@@ -113,6 +124,13 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
                    (c.vocab.empty() ? "the text has " : "its vocabulary lists ") + std::to_string(r.tok_.vocab_size()) +
                    ".";
         m.vocab_size = r.tok_.vocab_size();
+    } else if (spec.task == Task::offsets) {
+        if (std::string e = validate_offset_task(spec.offsets, m.max_seq_len); !e.empty()) return e;
+        const int classes = static_cast<int>(offset_task_classes(spec.offsets, Limits::max_vocab));
+        if (from_file && m.vocab_size != classes)
+            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) +
+                   " symbols, but the offsets task has " + std::to_string(classes) + " classes.";
+        m.vocab_size = classes;
     } else {
         if (from_file && m.vocab_size != spec.induction.vocab)
             return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) +
@@ -120,7 +138,7 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
         m.vocab_size = spec.induction.vocab;
     }
     err = config_error(m, t);
-    if (err.empty() && spec.task == Task::induction) err = task_error(r.spec_, m.max_seq_len);
+    if (err.empty() && spec.task != Task::text) err = task_error(r.spec_, m.max_seq_len);
     if (!err.empty()) return err;
     if (from_file && c.has_optimizer && c.optimizer.step > t.steps)
         return "the checkpoint has already trained " + std::to_string(c.optimizer.step) + " steps, more than the " +
@@ -133,6 +151,9 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
         if (!err.empty()) return err;
         r.baseline_ = unigram_baseline_loss(r.data_.train, r.data_.val, r.tok_.vocab_size());
         r.eval_ = r.data_.eval_batches(spec.eval_batches, t.batch, m.max_seq_len, eval);
+    } else if (spec.task == Task::offsets) {
+        r.baseline_ = std::log(double(m.vocab_size));  // the targets are uniform over the S^K classes
+        r.eval_ = sample_eval_batches(r.sampler(), spec.eval_batches, t.batch, m.max_seq_len, eval);
     } else {
         r.baseline_ = std::log(double(m.vocab_size - 1));  // a uniform guess over the symbols that follow BOS
         r.eval_ = sample_eval_batches(r.sampler(), spec.eval_batches, t.batch, m.max_seq_len, eval);
@@ -267,6 +288,7 @@ RunFacts Run::facts() const {
     f.train = trainer_->train_config();
     f.task = spec_.task;
     f.induction = spec_.induction;
+    f.offsets = spec_.offsets;
     f.steps_done = steps_done();
     f.params = model().num_params();
     f.train_tokens = data_.train.size();

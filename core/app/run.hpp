@@ -22,6 +22,7 @@
 #include "head_trace.hpp"
 #include "induction_study.hpp"
 #include "induction_task.hpp"
+#include "offset_task.hpp"
 #include "probes.hpp"
 #include "tokenizer.hpp"
 #include "train.hpp"
@@ -29,8 +30,8 @@
 namespace mha {
 
 // ---------------------------------------------------------------- what a run is made of
-enum class Task { text, induction };
-const char* task_name(Task t);  // "char", "induction" (the names of the page's settings and mha-train's --task)
+enum class Task { text, induction, offsets };
+const char* task_name(Task t);  // "char", "induction", "offsets" (the names of the page's settings and mha-train's --task)
 bool parse_task(const std::string& name, Task& out);
 
 struct RunSpec {
@@ -39,6 +40,7 @@ struct RunSpec {
     Task task = Task::text;
     std::string text;               // text task: UTF-8 training text (the last 10% is held out)
     InductionTaskConfig induction;  // induction task: V, segment lengths
+    OffsetTaskConfig offsets;       // offsets task: S symbols, the offsets (vocabulary S^K)
     int eval_batches = 4;           // fixed validation batches per evaluation (B,T each), 1..RunLimits::max_eval_batches
     // start from this .safetensors file (weights; AdamW state and progress when it has them): the model config and
     // the vocabulary come from the file, spec.model is ignored; empty = fresh weights from train.seed
@@ -84,11 +86,12 @@ struct RunFacts {
     TrainConfig train;
     Task task = Task::text;
     InductionTaskConfig induction;  // induction task only
+    OffsetTaskConfig offsets;       // offsets task only
     int steps_done = 0;
     std::size_t params = 0;
     std::size_t train_tokens = 0, val_tokens = 0;  // text task
     int unknown_chars = 0;                          // characters of the text outside the checkpoint's vocabulary
-    double baseline_loss = 0;   // unigram loss of the text, or ln(V-1) for the induction task: what context-free guessing reaches
+    double baseline_loss = 0;   // unigram loss of the text, ln(V-1) for the induction task, ln S^K for the offsets task: what context-free guessing reaches
     double divergence_limit = 0;  // kDivergenceFactor · ln V
 };
 

@@ -41,6 +41,31 @@ std::string finite(double v, const char* name, double& out) {
 
 }  // namespace
 
+std::string to_offsets(const std::string& list, std::vector<int>& out) {
+    const std::string bad = "The offsets must be whole numbers from 1 to " + std::to_string(Limits::max_seq_len - 1) +
+                            " separated by commas, like 1,3,5,7 (not '" + list + "').";
+    std::vector<int> r;
+    std::string item;
+    for (char c : list + ",") {
+        if (c == ' ') continue;
+        if (c != ',') {
+            if (c < '0' || c > '9' || item.size() >= 5) return bad;
+            item += c;
+            continue;
+        }
+        if (item.empty()) return bad;  // an empty list, or two commas in a row
+        const int v = std::stoi(item);
+        if (v < 1 || v > Limits::max_seq_len - 1) return bad;
+        r.push_back(v);
+        item.clear();
+    }
+    if (r.size() > static_cast<std::size_t>(OffsetTaskLimits::max_offsets))
+        return "at most " + std::to_string(OffsetTaskLimits::max_offsets) + " offsets (got " +
+               std::to_string(r.size()) + ").";
+    out = r;
+    return "";
+}
+
 std::string to_variant(const std::string& name, AttentionVariant& out) {
     return parse_variant(name, out) ? "" : "'" + name + "' is not an attention variant.";
 }
@@ -74,6 +99,7 @@ RunSettings schedule_settings(const TrainConfig& t) {
 std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
     ModelConfig m;
     InductionTaskConfig k;
+    OffsetTaskConfig o;
     Task task = Task::text;
     int eval_batches = 0;
     std::string err;
@@ -84,11 +110,15 @@ std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
     if (err.empty()) err = whole_int(s.context, "The context T", 2, Limits::max_seq_len, m.max_seq_len);
     m.mlp = s.mlp;
     if (err.empty()) err = to_variant(s.variant, m.variant);
-    if (err.empty() && !parse_task(s.task, task)) err = "the task must be 'char' or 'induction', not '" + s.task + "'.";
+    if (err.empty() && !parse_task(s.task, task)) err = "the task must be 'char', 'induction' or 'offsets', not '" + s.task + "'.";
     if (err.empty() && task == Task::induction) {
         err = whole_int(s.vocab, "V", 2, Limits::max_vocab, k.vocab);
         if (err.empty()) err = whole_int(s.seg_min, "The shortest segment", 1, Limits::max_seq_len, k.seg_min);
         if (err.empty()) err = whole_int(s.seg_max, "The longest segment", 1, Limits::max_seq_len, k.seg_max);
+    }
+    if (err.empty() && task == Task::offsets) {
+        err = whole_int(s.symbols, "The number of symbols", 2, Limits::max_vocab, o.symbols);
+        if (err.empty()) err = to_offsets(s.offsets, o.offsets);
     }
     if (err.empty()) err = whole_int(s.eval_batches, "Evaluation batches", 1, RunLimits::max_eval_batches, eval_batches);
     TrainConfig t;
@@ -98,6 +128,7 @@ std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
     spec.train = t;
     spec.task = task;
     spec.induction = k;
+    spec.offsets = o;
     spec.eval_batches = eval_batches;
     return "";
 }
@@ -112,6 +143,16 @@ RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uin
     t.batch = setting.batch, t.steps = setting.steps, t.warmup = kInductionWarmup;
     t.lr = kInductionLr, t.min_lr = kInductionLr, t.adamw.weight_decay = 0, t.seed = seed;
     return spec;
+}
+
+RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed) {
+    const OffsetsSetting& k = kOffsetsSetting;
+    RunSettings s;
+    s.task = "offsets", s.offsets = k.offsets, s.symbols = k.symbols;
+    s.d_model = d_model, s.n_heads = heads, s.n_layers = k.layers, s.mlp = k.mlp, s.context = k.context;
+    s.batch = k.batch, s.steps = k.steps, s.warmup = k.warmup, s.lr = k.lr, s.min_lr = k.min_lr;
+    s.seed = static_cast<double>(seed);
+    return s;
 }
 
 }  // namespace mha

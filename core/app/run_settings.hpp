@@ -23,15 +23,22 @@ struct RunSettings {
     // the task: "char" (the text) or "induction" (vocab, seg_min, seg_max)
     std::string task = "char";
     double vocab = 64, seg_min = 3, seg_max = 7;
+    // the task "offsets": S symbols, the offsets as a comma-separated list of whole numbers ("1,3,5,7")
+    double symbols = 3;
+    std::string offsets = "1,3,5,7";
     // the schedule
     double batch = 16, steps = 300, warmup = 30, lr = 3e-3, min_lr = 3e-4, clip = 1, weight_decay = 0.1, seed = 1;
     double eval_batches = 4;
 };
 
-// "" and spec's model, train, task, induction and eval_batches set (text and checkpoint untouched), or the sentence
+// "" and spec's model, train, task, induction, offsets and eval_batches set (text and checkpoint untouched), or the sentence
 // naming the setting in the page's terms ("H must be a whole number from 1 to 64 (not 2.5)."). How the settings go
 // together (D divisible by H, the segment fitting T, the text's size) is validate_setup's and make_run's to say.
 std::string to_run_spec(const RunSettings& s, RunSpec& spec);
+
+// "1,3,5,7" as offsets: "" and out, or the sentence ("The offsets must be whole numbers separated by commas ...").
+// Whether they fit T is validate_offset_task's to say.
+std::string to_offsets(const std::string& list, std::vector<int>& out);
 
 // an attention variant by its name: "" and out, or the sentence
 std::string to_variant(const std::string& name, AttentionVariant& out);
@@ -63,5 +70,20 @@ constexpr int kInductionVocab = 64;
 
 // the induction lab's run: setting, layers (2, or 1 for the control), seed
 RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uint64_t seed);
+
+// The offsets task as "Heads, compared" ships it (the page's task choice, scripts/offsets_seeds, the seeded test):
+// one attention-only layer, so that neither depth nor an MLP can stand in for heads (with 2 layers and an MLP, H = 1
+// also solves the task: docs/experiments.md, "A task where multi-head must win"). D and H are the form's. The
+// schedule is the panel's: warm-up a tenth of the steps, cosine to a tenth of the peak rate, weight decay 0.1.
+struct OffsetsSetting {
+    const char* offsets;  // as RunSettings::offsets
+    int symbols, layers, context, batch, steps, warmup;
+    bool mlp;
+    double lr, min_lr;
+};
+constexpr OffsetsSetting kOffsetsSetting = {"1,3,5,7", 3, 1, 32, 32, 600, 60, false, 3e-3, 3e-4};
+
+// RunSettings of the shipped offsets setting with D = d_model, H = heads, the seed; the rest at their defaults
+RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed);
 
 }  // namespace mha

@@ -46,7 +46,8 @@ struct Flag {
 
 struct Options {
     std::map<std::string, Flag> flags = {
-        {"task", {"char", "char (character LM on --corpus) or induction (repeated random segments)"}},
+        {"task", {"char", "char (character LM on --corpus), induction (repeated random segments) or offsets (the "
+                          "tokens at --offsets at once)"}},
         {"corpus", {MHA_DEFAULT_CORPUS, "UTF-8 text file for the char task"}},
         {"d-model", {"64", "D, embedding size"}},
         {"heads", {"4", "H, attention heads; a list (1,4,8) compares them over --seeds"}},
@@ -60,6 +61,8 @@ struct Options {
         {"vocab", {"16", "V for the induction task"}},
         {"seg-min", {"4", "shortest repeated segment (induction task)"}},
         {"seg-max", {"0", "longest repeated segment (induction task; 0 = (T-1)/2)"}},
+        {"symbols", {"3", "S, input symbols of the offsets task (S^K classes)"}},
+        {"offsets", {"1,3,5,7", "offsets task: the target is the tokens this many positions back (1 = previous)"}},
         {"batch", {"16", "B, sequences per step"}},
         {"steps", {"300", "training steps"}},
         {"warmup", {"30", "linear warm-up steps"}},
@@ -139,6 +142,7 @@ RunSettings settings_from_flags(const Options& o, const Checkpoint* loaded) {
     s.variant = o["variant"];
     s.task = o["task"];
     s.vocab = num_flag(o, "vocab"), s.seg_min = num_flag(o, "seg-min"), s.seg_max = num_flag(o, "seg-max");
+    s.symbols = num_flag(o, "symbols"), s.offsets = o["offsets"];
     s.batch = num_flag(o, "batch"), s.steps = num_flag(o, "steps"), s.warmup = num_flag(o, "warmup");
     s.lr = num_flag(o, "lr"), s.min_lr = num_flag(o, "min-lr"), s.clip = num_flag(o, "clip");
     s.weight_decay = num_flag(o, "weight-decay"), s.seed = num_flag(o, "seed");
@@ -218,11 +222,14 @@ int train(const Options& o) {
     const bool induction = facts.task == Task::induction;
 
     if (!quiet) {
-        std::cout << "mha-train: " << (induction ? "induction task" : "char LM on " + o["corpus"]) << ", V=" << cfg.vocab_size
+        const std::string what = facts.task == Task::offsets ? "offsets task (" + o["offsets"] + ")"
+                                 : induction                 ? "induction task"
+                                                             : "char LM on " + o["corpus"];
+        std::cout << "mha-train: " << what << ", V=" << cfg.vocab_size
                   << " D=" << cfg.d_model << " H=" << cfg.n_heads << " H_kv=" << cfg.kv_heads() << " L=" << cfg.n_layers
                   << " T=" << cfg.max_seq_len << (cfg.mlp ? "" : " attention-only") << ", " << run->model().num_params()
                   << " parameters, SIMD " << simd_arch_name() << "\n";
-        std::cout << (induction ? "uniform-guess loss " : "unigram baseline loss ") << facts.baseline_loss << " nats\n";
+        std::cout << (facts.task != Task::text ? "uniform-guess loss " : "unigram baseline loss ") << facts.baseline_loss << " nats\n";
     }
     Curves curves;
     const auto t0 = std::chrono::steady_clock::now();

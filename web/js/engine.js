@@ -172,7 +172,8 @@ export function workedExample(input) {
 
 /**
  * @typedef {{dModel: number, nHeads: number, nKvHeads: number, nLayers: number, context: number, mlp: boolean,
- *            variant: string, task: string, vocab: number, segMin: number, segMax: number, batch: number,
+ *            variant: string, task: string, vocab: number, segMin: number, segMax: number, symbols: number,
+ *            offsets: string, batch: number,
  *            steps: number, warmup: number, lr: number, minLr: number, clip: number, weightDecay: number,
  *            seed: number, evalBatches: number}} RunSettings  a run's settings as the core takes them; keys left
  *   out take the core's defaults, other keys (the worker's evalEvery, snapshotEvery, causality, swapCheck) are ignored
@@ -187,6 +188,8 @@ export function workedExample(input) {
  *   tasks: string[],
  *   inductionSettings: Record<string, {context: number, segMin: number, segMax: number, batch: number, steps: number}>,
  *   induction: {lr: number, warmup: number, vocab: number, probes: number},
+ *   offsetsSetting: {offsets: string, symbols: number, nLayers: number, mlp: boolean, context: number, batch: number,
+ *                    steps: number, warmup: number, lr: number, minLr: number},
  *   endSample: {chars: number, temperature: number},
  *   evalBatches: number,
  *   defaults: RunSettings}} CoreConstants
@@ -195,6 +198,7 @@ export function workedExample(input) {
  *   uniform maximum is broad); divergenceFactor: a step whose loss is above it × ln V blew up; variants: the
  *   attention variants, 'canonical' first, in the core's (the lesson's) order; inductionSettings: the induction
  *   lab's settings of its task ('short', 'long') with the steps each needs; induction: that lab's schedule and task;
+ *   offsetsSetting: the offsets task as the heads panel ships it (its model and schedule; D and H are the form's);
  *   defaults: a full run settings object
  */
 

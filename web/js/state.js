@@ -26,8 +26,8 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
-  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'upload', 'export', 'weights', 'itext', 'snapshots', 'kv',
-  'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
+  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'ctask', 'upload', 'export', 'weights', 'itext', 'snapshots',
+  'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
 const LAYOUT = Object.freeze({
@@ -88,6 +88,10 @@ function makeProps(c) {
     { name: 'seeds', type: 'int', default: PAGE.seeds, min: 1, max: PAGE.maxSeeds,
       help: 'seeds per head count: cseed, cseed + 1, … for every H' },
     { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
+    // the comparison's task: the text, or the offsets task with its own architecture (the core's offsetsSetting)
+    { name: 'ctask', type: 'enum', default: 'char', values: ['char', 'offsets'], help: 'task of the compared models' },
+    { name: 'oheads', type: 'ints', default: [1, 4], min: 1, max: limits.maxHeads, minCount: 1,
+      maxCount: PAGE.maxHeadCounts, help: 'head counts compared on the offsets task' },
     // look inside
     { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
       help: 'sentence for the trained heads' },

@@ -2,7 +2,9 @@
 // initialisation for every H), one Run (one worker) each, as many at once as the machine has cores and the rest
 // queued; live curves (per H the mean over its seeds and their range), progress, the final table with the core's
 // verdict on each H against seed noise, and a sample per H; CSV of the curves; a .safetensors file loaded as one
-// more run. Wiring only: the numbers and the verdicts come from the core, the pictures from the views.
+// more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
+// (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
+// numbers and the verdicts come from the core, the pictures from the views.
 import { checkRun, compareOverSeeds, constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
@@ -46,15 +48,20 @@ export function setupHeads(app) {
     heads: $('c-heads'), D: $('c-D'), layers: $('c-layers'), context: $('c-context'), batch: $('c-batch'),
     steps: $('c-steps'), lr: $('c-lr'), seed: $('c-seed'), seeds: $('c-seeds'),
     corpus: [...document.querySelectorAll('input[name="corpus"]')],
+    corpusBox: document.querySelector('#panel-heads [data-control="corpus"]'),
+    task: [...document.querySelectorAll('input[name="ctask"]')], taskNote: $('c-task-note'),
     text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
-    budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
+    budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
-  const form = numberFields([[ui.D, 'cD', 'D'], [ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
-    [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.seed, 'cseed', 'The seed'],
-    [ui.seeds, 'seeds', 'Seeds per H'], [ui.lr, 'lr', 'The learning rate']]);
+  const form = numberFields([[ui.D, 'cD', 'D'], [ui.seed, 'cseed', 'The seed'], [ui.seeds, 'seeds', 'Seeds per H']]);
+  // the text's model and schedule: the offsets task shows its own values there, greyed out, and reads none of them
+  const textForm = numberFields([[ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
+    [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.lr, 'lr', 'The learning rate']]);
+  const offsets = () => app.state.ctask === 'offsets';
+  const headsKey = () => (offsets() ? 'oheads' : 'heads');
   let corpusText = '';
   const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
     app.state.steps = steps;
@@ -73,8 +80,15 @@ export function setupHeads(app) {
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
     const s = app.state;
-    ui.heads.value = s.heads.join(',');
+    ui.heads.value = s[headsKey()].join(',');
     form.show(s);
+    for (const r of ui.task) r.checked = r.value === s.ctask;
+    const o = constants().offsetsSetting;
+    textForm.show(offsets() ? { layers: o.nLayers, context: o.context, batch: o.batch, steps: o.steps, lr: o.lr } : s);
+    for (const inp of textForm.inputs) inp.disabled = offsets();
+    ui.taskNote.hidden = !offsets();
+    ui.corpusBox.hidden = offsets();  // the text and its samples do not apply to the offsets task
+    ui.budgetBox.hidden = offsets();  // nor the text's budgets: the task fixes its own steps
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
@@ -83,8 +97,9 @@ export function setupHeads(app) {
 
   function read() {
     const s = app.state;
-    s.heads = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+    s[headsKey()] = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
     form.read(s);
+    if (!offsets()) textForm.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
@@ -98,22 +113,29 @@ export function setupHeads(app) {
   // H that is; the last seed within the core's range)
   function runSettings() {
     const s = app.state;
-    const counts = prop('heads');
-    const err = form.error(s)
-      ?? (s.heads.length >= counts.minCount && s.heads.length <= counts.maxCount
-        && s.heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
+    const counts = prop(headsKey());
+    const heads = s[headsKey()];
+    const err = form.error(s) ?? (offsets() ? null : textForm.error(s))
+      ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
+        && heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
         ? null : `Head counts: ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
-      ?? (new Set(s.heads).size === s.heads.length ? null : 'Each head count once, please.');
+      ?? (new Set(heads).size === heads.length ? null : 'Each head count once, please.');
     if (err) return { error: err };
+    const o = constants().offsetsSetting;
+    // the offsets task: its own model and schedule (the core's), D and the seed from the form
+    const task = offsets()
+      ? { task: 'offsets', offsets: o.offsets, symbols: o.symbols, nLayers: o.nLayers, context: o.context, mlp: o.mlp,
+        batch: o.batch, steps: o.steps, warmup: o.warmup, lr: o.lr, minLr: o.minLr }
+      : { task: 'char', nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
+        warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction };
     const settings = {
-      dModel: s.cD, nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
-      warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction, seed: s.cseed,
-      evalEvery: stepsBetween(s.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.steps, SETTINGS.snapshots),
+      dModel: s.cD, ...task, seed: s.cseed,
+      evalEvery: stepsBetween(task.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
     };
     const lastSeed = s.cseed + s.seeds - 1;
-    const bad = s.heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok)
-      ?? [checkRun({ ...settings, nHeads: s.heads[0], seed: lastSeed })].find((r) => !r.ok);
-    return bad ? { error: bad.error } : settings;
+    const bad = heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok)
+      ?? [checkRun({ ...settings, nHeads: heads[0], seed: lastSeed })].find((r) => !r.ok);
+    return bad ? { error: bad.error } : { settings, heads };
   }
 
   function checkText() {
@@ -134,10 +156,13 @@ export function setupHeads(app) {
 
   async function startAll() {
     showError('');
-    const settings = runSettings();
-    if (settings.error) return showError(settings.error);
-    let text;
-    if (app.state.corpus === 'pasted') {
+    const checked = runSettings();
+    if (checked.error) return showError(checked.error);
+    const { settings, heads } = checked;
+    let text = '';  // the offsets task makes its own sequences
+    if (offsets()) {
+      // no text to load
+    } else if (app.state.corpus === 'pasted') {
       text = ui.text.value;
       const limit = constants().limits.maxTextBytes;
       if (utf8Bytes(text) > limit) {
@@ -152,7 +177,7 @@ export function setupHeads(app) {
     }
     for (const r of runs()) r.dispose();
     app.runs.clear();
-    const { heads, seeds, cseed } = app.state;
+    const { seeds, cseed } = app.state;
     // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView)
     const evalSteps = Array.from({ length: Math.floor(settings.steps / settings.evalEvery) + 1 }, (_, k) => k * settings.evalEvery);
     if (evalSteps.at(-1) !== settings.steps) evalSteps.push(settings.steps);
@@ -205,12 +230,13 @@ export function setupHeads(app) {
     uploadError = report;
     report('');
     if (!file) return;
-    const settings = runSettings();
-    if (settings.error) return report(settings.error);
+    const checked = runSettings();
+    if (checked.error) return report(checked.error);
+    const { settings } = checked;
     const bytes = new Uint8Array(await file.arrayBuffer());
     let text;
     try {
-      text = app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
+      text = offsets() ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
     } catch (e) {
       return report(String(e.message ?? e));
     }
@@ -258,7 +284,8 @@ export function setupHeads(app) {
     const groups = (comparison?.heads ?? []).map((H) => ({ label: `H = ${H}`, seeds: comparison.seeds,
       runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
-    curves.update({ groups, baseline });
+    const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
+    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline' });
     budget.update();
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
     const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
@@ -475,8 +502,16 @@ export function setupHeads(app) {
   }
 
   // ---------------------------------------------------------------- events
-  for (const inp of [ui.heads, ...form.inputs]) inp.addEventListener('input', read);
+  for (const inp of [ui.heads, ...form.inputs, ...textForm.inputs]) inp.addEventListener('input', read);
   for (const r of ui.corpus) r.addEventListener('change', read);
+  for (const r of ui.task) {
+    r.addEventListener('change', () => {
+      app.state.ctask = ui.task.find((x) => x.checked)?.value ?? 'char';
+      show();  // the head counts and the model fields of the chosen task
+      app.save();
+      app.paramsChanged?.();
+    });
+  }
   ui.text.addEventListener('input', checkText);
   ui.start.addEventListener('click', startAll);
   ui.pause.addEventListener('click', () => {
@@ -501,6 +536,6 @@ export function setupHeads(app) {
     show,
     loadFile,
     /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
-    vocabSize: () => runs().find((r) => r.facts)?.facts.vocabSize ?? null,
+    vocabSize: () => runs().find((r) => r.facts?.task === 'char')?.facts.vocabSize ?? null,
   };
 }

@@ -79,10 +79,11 @@ export class SeedCurvesView extends UPlotChart {
   }
 
   /**
-   * @param {{groups: Group[], baseline: number|null}} data
+   * @param {{groups: Group[], baseline: number|null, baselineLabel?: string}} data baselineLabel: what the baseline
+   *   is ('unigram baseline' by default; the offsets task's is a uniform guess)
    */
-  update({ groups, baseline }) {
-    const key = groups.map((g) => `${g.label}×${g.seeds}`).join('|') + (baseline ? '|b' : '');
+  update({ groups, baseline, baselineLabel = 'unigram baseline' }) {
+    const key = groups.map((g) => `${g.label}×${g.seeds}`).join('|') + (baseline ? `|${baselineLabel}` : '');
     const runs = groups.flatMap((g) => g.runs);
     const last = Math.max(1, ...runs.map((r) => Math.max(r.train.step.at(-1) ?? 0, r.val.step.at(-1) ?? 0)));
     const X = last + 1;
@@ -94,12 +95,12 @@ export class SeedCurvesView extends UPlotChart {
       series.push(val[i].mean, val[i].max, val[i].min, train.mean);
     });
     if (baseline) series.push(x.map(() => baseline));
-    this.render(key, series, groups.length ? () => this.options(groups, !!baseline) : null);
+    this.render(key, series, groups.length ? () => this.options(groups, baseline ? baselineLabel : null) : null);
     this.describe(groups, val);
   }
 
   // per group four series: mean validation (in the legend), highest and lowest seed (the band's edges), mean training
-  options(groups, withBaseline) {
+  options(groups, baselineLabel) {
     const series = [{ label: 'step' }];
     const bands = [];
     groups.forEach((g, i) => {
@@ -118,7 +119,7 @@ export class SeedCurvesView extends UPlotChart {
         spanGaps: true, points: { show: false }, value: threeDecimals });
       bands.push({ series: [at + 1, at + 2], fill: `${stroke}${ALPHA.band}` });
     });
-    if (withBaseline) series.push({ label: 'unigram baseline', stroke: '#777', width: 1.5, dash: [4, 4], points: { show: false },
+    if (baselineLabel) series.push({ label: baselineLabel, stroke: '#777', width: 1.5, dash: [4, 4], points: { show: false },
       value: threeDecimals });
     return {
       width: this.width(), height: SIZE.height,

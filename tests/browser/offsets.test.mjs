@@ -1,0 +1,165 @@
+// The offsets task in "Heads, compared", in headless Chromium against the real built module and real workers
+// (scripts/build page):
+//   node --test --test-reporter=spec tests/browser/offsets.test.mjs
+// The task choice brings its own model (the core's constants().offsetsSetting: one attention-only layer, its T, B,
+// steps and learning rate, shown greyed out) and its own head counts (default 1,4); the text's controls do not apply.
+// The choice round-trips through the URL hash. A comparison trains and shows the core's verdict, word for word.
+// The last test trains the page's default run (H = 1 and 4, 3 seeds) and logs its wall time; no test passes or
+// fails on time. Screenshots go to tests/browser/output/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, watchPage } from '../../scripts/chromium.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
+
+let server, base, browser, context;
+const consoleErrors = [];
+const foreignRequests = [];
+
+before(async () => {
+  ({ server, url: base } = await startServer({ port: 0 }));
+  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
+  ({ context } = browser);
+  context.setDefaultTimeout(20_000);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function openPage(hash) {
+  const p = await context.newPage();
+  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
+  await p.goto(base + hash);
+  await p.waitForSelector('html[data-ready="true"]');
+  return p;
+}
+
+// the hash the page writes (at most once per frame after a change)
+const hashOf = async (p, pattern) => {
+  await p.waitForFunction((re) => new RegExp(re).test(location.hash), pattern.source);
+  return p.evaluate(() => location.hash);
+};
+
+// the runs' final validation losses per H, in seed order
+const finals = (p, heads) => p.evaluate((hs) => {
+  const runs = globalThis.mhaDebug.runs();
+  return hs.map((H) => runs.filter((r) => r.settings.nHeads === H).sort((a, b) => a.settings.seed - b.settings.seed)
+    .map((r) => ({ status: r.status, steps: r.stepsDone, val: r.val.loss.at(-1), task: r.facts?.task, settings: r.settings })));
+}, heads);
+
+const coreVerdicts = (p, values) => p.evaluate(async (v) => {
+  const { compareOverSeeds } = await import(new URL('build/js/engine.js', location.href).href);
+  return compareOverSeeds(['H = 1', 'H = 4'], v, 0);
+}, values);
+
+test('the task choice: the offsets task shows its own model greyed out, H = 1,4, and round-trips through the hash', async () => {
+  const p = await openPage('#panel=heads');
+  try {
+    const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
+    assert.equal(await p.locator('input[name="ctask"][value="char"]').isChecked(), true);
+    assert.equal(await p.inputValue('#c-heads'), '1,4,8');
+    assert.equal(await p.locator('#c-task-note').isVisible(), false);
+    assert.equal(await p.locator('[data-control="corpus"]').isVisible(), true);
+
+    await p.check('input[name="ctask"][value="offsets"]');
+    assert.match(await hashOf(p, /ctask=offsets/), /ctask=offsets/);
+    assert.equal(await p.inputValue('#c-heads'), '1,4');
+    for (const [id, v] of [['#c-layers', o.nLayers], ['#c-context', o.context], ['#c-batch', o.batch], ['#c-steps', o.steps], ['#c-lr', o.lr]]) {
+      assert.equal(await p.inputValue(id), String(v), id);
+      assert.equal(await p.locator(id).isDisabled(), true, id);
+    }
+    assert.equal(await p.locator('#c-D').isDisabled(), false);
+    assert.equal(await p.locator('#c-task-note').isVisible(), true);
+    assert.match(await p.textContent('#c-task-note'), /depth and an MLP stand in for heads/);
+    assert.equal(await p.locator('[data-control="corpus"]').isVisible(), false);
+
+    // the offsets task's head counts are its own: editing them leaves the text's alone
+    await p.fill('#c-heads', '1,2,4');
+    const hash = await hashOf(p, /oheads=1%2C2%2C4|oheads=1,2,4/);
+    await p.check('input[name="ctask"][value="char"]');
+    assert.equal(await p.inputValue('#c-heads'), '1,4,8');
+    assert.equal(await p.locator('#c-layers').isDisabled(), false);
+    await hashOf(p, /^(?!.*ctask=)/);
+    // the text's fields are the text's again: they show and save its settings
+    assert.equal(await p.inputValue('#c-steps'), '300');
+    await p.fill('#c-steps', '70');
+    await hashOf(p, /steps=70/);
+
+    // the link reproduces the choice in a new tab
+    const q = await openPage(hash);
+    try {
+      assert.equal(await q.locator('input[name="ctask"][value="offsets"]').isChecked(), true);
+      assert.equal(await q.inputValue('#c-heads'), '1,2,4');
+      assert.equal(await q.locator('#c-steps').isDisabled(), true);
+    } finally {
+      await q.close();
+    }
+  } finally {
+    await p.close();
+  }
+});
+
+test('an offsets comparison (one seed) trains the task\'s model and shows the core\'s verdict', async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  const p = await openPage('#panel=heads&ctask=offsets&seeds=1');
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
+    const runs = await finals(p, [1, 4]);
+    const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
+    for (const [r] of runs) {
+      assert.equal(r.status, 'done');
+      assert.equal(r.task, 'offsets');
+      assert.equal(r.steps, o.steps);
+      assert.equal(r.settings.nLayers, o.nLayers);
+      assert.equal(r.settings.mlp, false);
+      assert.equal(r.settings.offsets, o.offsets);
+    }
+    const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
+    assert.equal(core.ok, true);
+    const text = await p.locator('#c-final .seed-verdicts li[data-heads="4"]').textContent();
+    assert.equal(text, core.verdicts[1]);
+    // the parameter counts are equal, there is no text sample, and the baseline is the uniform guess
+    assert.match(await p.locator('#c-final .table-caption').first().textContent(), /parameter counts are equal/);
+    assert.equal(await p.locator('#c-samples figure').count(), 0);
+    const legend = await p.locator('#c-chart .u-legend .u-series .u-label').allTextContents();
+    assert.ok(legend.includes('uniform guess'), JSON.stringify(legend));
+    console.log(`# one seed: H = 1 ${runs[0][0].val.toFixed(4)}, H = 4 ${runs[1][0].val.toFixed(4)}`);
+    await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'offsets-heads-1280.png') });
+  } finally {
+    await p.close();
+  }
+});
+
+test('the page\'s default offsets run (H = 1 and 4, 3 seeds): H = 4 lower for every seed, beyond noise', async () => {
+  const p = await openPage('#panel=heads&ctask=offsets');
+  try {
+    assert.equal(await p.inputValue('#c-seeds'), '3');
+    const t0 = Date.now();
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 400_000 });
+    const wall = (Date.now() - t0) / 1000;
+    const runs = await finals(p, [1, 4]);
+    assert.deepEqual(runs.map((rs) => rs.length), [3, 3]);
+    const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
+    const text = await p.locator('#c-final .seed-verdicts li[data-heads="4"]').textContent();
+    assert.equal(text, core.verdicts[1]);
+    assert.match(text, /H = 4 is lower for every seed, by more than the seed spread/);
+    const status = await p.textContent('#c-status');
+    console.log(`# default run: ${wall.toFixed(1)} s from the click; ${status}; ` +
+      `H = 1 ${runs[0].map((r) => r.val.toFixed(4)).join(' ')}, H = 4 ${runs[1].map((r) => r.val.toFixed(4)).join(' ')}`);
+  } finally {
+    await p.close();
+  }
+});
+
+test('no request left 127.0.0.1, no console errors', () => {
+  assert.deepEqual(foreignRequests, []);
+  assert.deepEqual(consoleErrors, []);
+});
