@@ -130,7 +130,21 @@ test('an offsets comparison (one seed) trains the task\'s model and shows the co
     assert.equal(await p.locator('#c-samples figure').count(), 0);
     const legend = await p.locator('#c-chart .u-legend .u-series .u-label').allTextContents();
     assert.ok(legend.includes('uniform guess'), JSON.stringify(legend));
-    console.log(`# one seed: H = 1 ${runs[0][0].val.toFixed(4)}, H = 4 ${runs[1][0].val.toFixed(4)}`);
+    // where the heads look, per H: the first seed's last trace from the core, one chart per head; the peaks are
+    // the core's, and on this task (seed 1) the four heads of H = 4 take one needed offset each
+    const shown = await p.locator('#c-profiles .profiles-by-count').evaluateAll((boxes) => boxes.map((b) => ({
+      title: b.querySelector('h4').textContent,
+      peaks: [...b.querySelectorAll('.profile figcaption')].map((c) => Number(c.textContent.match(/peak (\d+)/)[1])) })));
+    const corePeaks = await p.evaluate(() => globalThis.mhaDebug.runs().filter((r) => !r.key.includes('seed')).map((r) => {
+      const t = r.traces.at(-1).trace;
+      return Array.from({ length: t.L * t.H }, (_, i) => {
+        const v = t.profile.subarray(i * t.K, (i + 1) * t.K);
+        return v.indexOf(Math.max(...v));
+      });
+    }));
+    assert.deepEqual(shown, [{ title: 'H = 1, seed 1', peaks: corePeaks[0] }, { title: 'H = 4, seed 1', peaks: corePeaks[1] }]);
+    assert.deepEqual([...corePeaks[1]].sort(), [1, 3, 5, 7]);
+    console.log(`# one seed: H = 1 ${runs[0][0].val.toFixed(4)}, H = 4 ${runs[1][0].val.toFixed(4)}; peaks H = 1 ${corePeaks[0]}, H = 4 ${corePeaks[1]}`);
     await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'offsets-heads-1280.png') });
   } finally {
     await p.close();

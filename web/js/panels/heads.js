@@ -10,6 +10,7 @@ import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
 import { setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
+import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -56,6 +57,7 @@ export function setupHeads(app) {
     budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
+  const profiles = new ProfilesByCountView($('c-profiles'));
   const form = numberFields([[ui.D, 'cD', 'D'], [ui.seed, 'cseed', 'The seed'], [ui.seeds, 'seeds', 'Seeds per H']]);
   // the text's model and schedule: the offsets task shows its own values there, greyed out, and reads none of them
   const textForm = numberFields([[ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
@@ -287,6 +289,11 @@ export function setupHeads(app) {
     const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
     curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline' });
     budget.update();
+    // the first seed of each H: where its heads look now (updated at every measurement while it trains)
+    profiles.update((comparison?.heads ?? []).map((H) => {
+      const p = plan.find((q) => q.H === H && q.index === 0);
+      return { label: `H = ${H}, seed ${p?.seed}`, run: p?.run ?? null };
+    }));
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
     const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
     const running = all.some((r) => r.status === 'running');
