@@ -400,10 +400,19 @@ TEST_CASE("the inspector: attention maps for a text, causal rows that sum to 1, 
     CHECK(in.look(std::string(40, 'a'), {}, false).maps.truncated);
     CHECK(in.look(std::string(40, 'a'), {}, false).maps.T == 16);
     CHECK_THROWS_AS(in.look("", {}, false), Error);
-    // an induction run has no text to look at
+    // an induction run has no text to look at: the inspector shows its probe sequence, the first validation row,
+    // whatever is typed, with each position named by its id
     const auto ind = built(induction_spec());
-    Inspector none(*ind);
-    CHECK_THROWS_AS(none.look("abc", {}, false), Error);
+    Inspector probe(*ind);
+    const EvalBatches& ev = ind->eval_batches();
+    const std::vector<int> first_row(ev.x.begin(), ev.x.begin() + ev.T);
+    const Inspection a = probe.look("abc", {}, false), b = probe.look("", {}, false);
+    REQUIRE(a.maps.T == ev.T);
+    CHECK(a.maps.att == b.maps.att);
+    for (int t = 0; t < ev.T; ++t) CHECK(a.maps.tokens[t] == std::to_string(first_row[t]));
+    CHECK(a.maps.att == attention_maps(ind->model(), first_row, a.maps.tokens).att);
+    CHECK_FALSE(a.maps.truncated);
+    CHECK(a.maps.unknown == 0);
 }
 
 TEST_CASE("the inspector's head scores: one per head, in range, with a label", "[run][inspect]") {

@@ -13,7 +13,8 @@ Inspector::Inspector(const Run& run)
     : model_(std::make_unique<Gpt<float>>(run.model().config())),
       tok_(run.tokenizer()),
       eval_(run.eval_batches()),
-      task_(run.task()) {
+      task_(run.task()),
+      probe_(run.probe_sequence()) {
     follow(run);
 }
 
@@ -37,18 +38,27 @@ std::string Inspector::load(const std::uint8_t* data, std::size_t size) {
 }
 
 Inspection Inspector::look(const std::string& text, const HeadEdits& edits, bool with_loss) {
-    if (task_ == Task::induction) throw Error("this run is on the induction task, which has no text: see its probe instead.");
-    const std::vector<char32_t> cps = utf8_decode(text);
-    if (cps.empty()) throw Error("Type at least one character to see the attention maps.");
-    // the first T characters, each read as its symbol (unknown ones as the unknown symbol)
-    const int T = std::min<int>(static_cast<int>(cps.size()), model_->config().max_seq_len);
-    std::vector<int> ids(T);
-    std::vector<std::string> tokens(T);
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
     int unknown = 0;
-    for (int t = 0; t < T; ++t) {
-        ids[t] = tok_.id_of(cps[t]);
-        unknown += ids[t] == CharTokenizer::unknown_id;
-        utf8_append(tokens[t], cps[t]);
+    bool truncated = false;
+    if (task_ != Task::text) {
+        // no text to type: the run's own probe sequence, the one its trace measures on
+        ids = probe_.ids;
+        tokens = probe_.tokens;
+    } else {
+        const std::vector<char32_t> cps = utf8_decode(text);
+        if (cps.empty()) throw Error("Type at least one character to see the attention maps.");
+        // the first T characters, each read as its symbol (unknown ones as the unknown symbol)
+        const int T = std::min<int>(static_cast<int>(cps.size()), model_->config().max_seq_len);
+        ids.resize(T);
+        tokens.resize(T);
+        for (int t = 0; t < T; ++t) {
+            ids[t] = tok_.id_of(cps[t]);
+            unknown += ids[t] == CharTokenizer::unknown_id;
+            utf8_append(tokens[t], cps[t]);
+        }
+        truncated = static_cast<int>(cps.size()) > T;
     }
     Inspection r;
     r.with_loss = with_loss;
@@ -56,7 +66,7 @@ Inspection Inspector::look(const std::string& text, const HeadEdits& edits, bool
     HeadEdit edit(*model_, edits.ablate, edits.tie);
     if (with_loss) r.val_modified = edit.changes_model() ? evaluate_loss(*model_, eval_) : r.val_base;
     r.maps = attention_maps(*model_, ids, std::move(tokens));
-    r.maps.truncated = static_cast<int>(cps.size()) > T;
+    r.maps.truncated = truncated;
     r.maps.unknown = unknown;
     r.scores = head_scores(*model_, r.maps);
     return r;

@@ -38,8 +38,8 @@ public:
     // the weights of a snapshot of the same model (scrubbing through training). "" or a sentence.
     std::string load(const std::uint8_t* data, std::size_t size);
     // the attention maps and head scores on the first T characters of text, with edits applied for this look
-    // only. Throws mha::Error for an empty text, a run without text (the induction task) or a head that does
-    // not exist.
+    // only; on a task without text (induction, offsets) text is ignored and the run's probe sequence is looked at.
+    // Throws mha::Error for an empty text on the text task, or a head that does not exist.
     Inspection look(const std::string& text, const HeadEdits& edits, bool with_loss);
     const Gpt<float>& model() const { return *model_; }
 
@@ -48,6 +48,7 @@ private:
     CharTokenizer tok_;
     EvalBatches eval_;
     Task task_;
+    ProbeSequence probe_;  // tasks without text: what a look shows
 };
 
 }  // namespace mha

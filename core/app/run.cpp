@@ -232,11 +232,16 @@ AttentionMaps Run::probe_attention() {
     return induction_probe_maps(model(), spec_.induction.seg_max);
 }
 
+ProbeSequence Run::probe_sequence() const {
+    ProbeSequence p;
+    p.ids.assign(eval_.x.begin(), eval_.x.begin() + eval_.T);
+    for (int id : p.ids) p.tokens.push_back(spec_.task == Task::text ? tok_.decode({id}) : std::to_string(id));
+    return p;
+}
+
 HeadTrace Run::trace() {
-    const std::vector<int> ids(eval_.x.begin(), eval_.x.begin() + eval_.T);
-    std::vector<std::string> tokens;
-    for (int id : ids) tokens.push_back(spec_.task == Task::text ? tok_.decode({id}) : std::to_string(id));
-    return head_trace(model(), ids, std::move(tokens));
+    ProbeSequence p = probe_sequence();
+    return head_trace(model(), p.ids, std::move(p.tokens));
 }
 
 std::string Run::sample(const std::string& prompt, int n, double temperature, std::uint64_t seed) {

@@ -102,6 +102,14 @@ struct TrainChunk {
     int steps_done = 0;    // after the chunk
 };
 
+// the run's fixed probe sequence: the first row of its validation batches (T ids), each position also as text (its
+// character on the text task, its id on the others). trace() measures on it, and so does the Inspector on tasks
+// without text.
+struct ProbeSequence {
+    std::vector<int> ids;             // (T)
+    std::vector<std::string> tokens;  // (T)
+};
+
 class Run {
 public:
     Run(const Run&) = delete;
@@ -138,6 +146,8 @@ public:
     // validation sequence, the same sequence at every call, so the values of one head over training are comparable;
     // its tokens are characters on the text task and numbers otherwise
     HeadTrace trace();
+    // the sequence trace() measures on (ProbeSequence)
+    ProbeSequence probe_sequence() const;
     // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed;
     // throws mha::Error for n outside 1..RunLimits::max_sample_chars or a temperature outside 0..5
     std::string sample(const std::string& prompt, int n, double temperature, std::uint64_t seed);
