@@ -173,6 +173,25 @@ test('the page\'s default offsets run (H = 1 and 4, 3 seeds): H = 4 lower for ev
   }
 });
 
+test('look inside an offsets run: its probe sequence of token ids, nothing to type', async () => {
+  const p = await openPage('#panel=heads,inside&ctask=offsets&seeds=1&oheads=4');
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
+    await p.locator('#panel-inside').scrollIntoViewIfNeeded();
+    await p.locator('#i-grid canvas').nth(3).waitFor();  // one layer of four heads
+    assert.equal(await p.locator('#i-grid canvas').count(), 4);
+    assert.equal(await p.locator('#i-text').isDisabled(), true);
+    assert.match(await p.locator('#i-text-info').textContent(), /^does not apply: this model reads task tokens, not text/);
+    // the maps are of the run's probe: the same token ids its trace was measured on
+    const probe = await p.evaluate(() => globalThis.mhaDebug.runs()[0].traces.at(-1).trace.tokens.join(' '));
+    assert.match(probe, /^\d+( \d+)+$/);
+    assert.match(await p.locator('#i-detail canvas').getAttribute('aria-label'), /query positions/);
+  } finally {
+    await p.close();
+  }
+});
+
 test('no request left 127.0.0.1, no console errors', () => {
   assert.deepEqual(foreignRequests, []);
   assert.deepEqual(consoleErrors, []);

@@ -140,13 +140,19 @@ export function setupInside(app) {
   }
 
   // ---------------------------------------------------------------- drawing
+  let textRun = true;  // the run looked at reads text (else its maps are of its probe sequence)
   function draw(run) {
     const { maps, scores } = result;
     const T = maps.T;
     grid.update({ L: maps.L, H: maps.H, T, att: maps.att, labels: scores.labels, ablated, tied: ui.tie.checked });
     if (selected.l >= maps.L || selected.h >= maps.H) selected = { l: 0, h: 0 };
-    ui.textInfo.textContent = `${T} characters${maps.truncated ? ` (the first ${T}: the context)` : ''}` +
-      `${maps.unknown ? `, ${maps.unknown} not in the vocabulary (read as the unknown symbol)` : ''}`;
+    // a run of a task without text (offsets, induction) is looked at on its probe sequence: nothing to type
+    textRun = !run?.facts || run.facts.task === 'char';
+    ui.text.disabled = !textRun;
+    ui.textInfo.textContent = !textRun
+      ? `does not apply: this model reads task tokens, not text; the maps show its probe sequence (${T} token ids, its first validation sequence)`
+      : `${T} characters${maps.truncated ? ` (the first ${T}: the context)` : ''}` +
+        `${maps.unknown ? `, ${maps.unknown} not in the vocabulary (read as the unknown symbol)` : ''}`;
     // the large map and the table in the next frames: no single long task while the workers train
     const shown = result;
     requestAnimationFrame(() => {
@@ -173,7 +179,7 @@ export function setupInside(app) {
     const { maps } = result;
     const { l, h } = selected, T = maps.T, TT = T * T;
     big.update({ tokens: maps.tokens.map(shown), T, weights: maps.att.subarray((l * maps.H + h) * TT, (l * maps.H + h + 1) * TT),
-      title: `layer ${l}, head ${h}`, unit: 'character' });
+      title: `layer ${l}, head ${h}`, unit: textRun ? 'character' : 'position' });
   }
 
   function drawScores(maps, scores) {
