@@ -515,7 +515,7 @@ export function setupBreak(app) {
       msRatio: run.msPerStep() / can.msPerStep(), D: run.facts.dModel, layers: run.facts.nLayers,
     };
     const parts = [
-      `validation loss ${val.toFixed(3)}, canonical's ${cv.toFixed(3)} with the same seed (${signed(val - cv)})`,
+      `validation loss ${val.toFixed(3)}, against canonical's ${cv.toFixed(3)} with the same seed (${signed(val - cv)})`,
       r ? (r.causal ? 'no output depends on a later token' : `${count(r.nLeaks)} (output, later input) pairs leak`) : 'causality not checked',
       m.dParams === 0 ? 'the same parameter count' : `${m.dParams > 0 ? '+' : '−'}${count(Math.abs(m.dParams))} parameters`,
       `${run.msPerStep().toFixed(1)} ms per step (${m.msRatio.toFixed(2)}× canonical's, measured in the worker; the runs share the cores)`,
