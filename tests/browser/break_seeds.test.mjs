@@ -162,6 +162,27 @@ test('the seeds and the budget round-trip through the URL; a bad seed count is a
   }
 });
 
+test('Stop ends the runs and drops the waiting ones; no seed finished for every setting: no verdict', async () => {
+  const p = await openPage('#panel=break&variants=scale_sqrt_d&bsteps=3000&bbatch=4&bseeds=3');
+  try {
+    await p.click('#b-start');
+    await p.waitForFunction(() => globalThis.mhaDebug.breakRuns().some((r) => r.status === 'running' && r.stepsDone > 0), null, { timeout: 60_000 });
+    const cores = await p.evaluate(() => navigator.hardwareConcurrency);
+    const created = await p.evaluate(() => globalThis.mhaDebug.breakRuns().length);
+    assert.ok(created >= 1 && created <= Math.max(1, cores), `${created} runs on ${cores} cores`);
+    await p.click('#b-stop');
+    await p.waitForSelector('html[data-breakit="done"]', { timeout: 60_000 });
+    const statuses = await p.evaluate(() => globalThis.mhaDebug.breakRuns().map((r) => r.status));
+    assert.ok(statuses.every((s) => s === 'done'), JSON.stringify(statuses));
+    // the cards are the first seeds' (2 settings); the later seeds never started
+    assert.equal(await p.locator('#b-runs .variant-card').count(), 2);
+    assert.match(await p.textContent('#b-final'), /No seed was trained to the end of the schedule for every variant/);
+    assert.equal(await p.locator('#b-final .seed-verdicts li').count(), 0);
+  } finally {
+    await p.close();
+  }
+});
+
 test('no request left 127.0.0.1, no console errors', () => {
   assert.deepEqual(foreignRequests, []);
   assert.deepEqual(consoleErrors, []);
