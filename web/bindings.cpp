@@ -140,6 +140,15 @@ val compare_over_seeds(const val& labels, const val& values, int reference) {
     });
 }
 
+// variants: string[G], canonical among them; values: number[G][S] (paired); steps: the budget the runs trained for
+val compare_variants(const val& variants, const val& values, int steps) {
+    return guarded([&] {
+        mha::VariantComparison c;
+        return unless_error(mha::compare_variants(string_list(variants), number_table(values), steps, c),
+                            [&] { return to_js(c); });
+    });
+}
+
 // ---------------------------------------------------------------- one training run (one per worker)
 // JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
 struct RunHandle {
@@ -289,6 +298,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_constants", &constants);
     emscripten::function("_checkRun", &check_run);
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
+    emscripten::function("_compareVariants", &compare_variants);
 
     emscripten::class_<RunHandle>("Run")
         .constructor<>()

@@ -21,6 +21,7 @@
 #include "run.hpp"
 #include "run_settings.hpp"
 #include "seed_effects.hpp"
+#include "variant_lessons.hpp"
 #include "worked_example.hpp"
 
 namespace marshal {
@@ -337,6 +338,13 @@ inline val to_js(const mha::SeedComparison& c) {
     }
     val r = ok();
     r.set("settings", settings), r.set("toReference", pairs), r.set("verdicts", strings(c.verdicts));
+    return r;
+}
+
+// to_js(SeedComparison) and lessons: the verdict per variant in the lesson's terms ('' for canonical)
+inline val to_js(const mha::VariantComparison& c) {
+    val r = to_js(c.seeds);
+    r.set("lessons", strings(c.lessons));
     return r;
 }
 

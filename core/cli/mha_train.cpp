@@ -28,6 +28,7 @@
 #include "run_settings.hpp"
 #include "safetensors.hpp"
 #include "seed_effects.hpp"
+#include "variant_lessons.hpp"
 
 #ifndef MHA_DEFAULT_CORPUS
 #define MHA_DEFAULT_CORPUS "public/data/corpus.txt"
@@ -378,6 +379,13 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
     std::printf("\n");
     for (const std::string& v : c.verdicts)
         if (!v.empty()) std::printf("%s\n", v.c_str());
+    // a --variant list with canonical in it: the same numbers judged in the lesson's terms (variant_lessons.hpp)
+    VariantComparison lessons;
+    if (axis == "variant" && compare_variants(settings, finals, count_flag(o, "steps"), lessons).empty()) {
+        std::printf("\nAgainst the lesson's predictions:\n");
+        for (const std::string& v : lessons.lessons)
+            if (!v.empty()) std::printf("%s\n", v.c_str());
+    }
     return 0;
 }
 

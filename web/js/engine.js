@@ -253,3 +253,20 @@ export function compareOverSeeds(labels, values, reference) {
   if (err) return fail(err);
   return mod._compareOverSeeds(labels, values, reference);
 }
+
+/**
+ * compareOverSeeds for "Break it": the variants against canonical (the reference, wherever it is in the list), with
+ * each variant's verdict also phrased against what the lesson predicts for it (core/lab/variant_lessons.hpp).
+ * @param {string[]} variants (G) the core's variant names, 'canonical' among them
+ * @param {number[][]} values (G,S) the final validation loss per variant and seed, paired
+ * @param {number} steps the budget the runs trained for (named in the verdicts)
+ * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[], lessons: string[]}
+ *         | {ok: false, error: string}} as compareOverSeeds, plus lessons (G): '' for canonical
+ */
+export function compareVariants(variants, values, steps) {
+  let err = notLoaded() ?? checkInt(steps, 'The number of steps');
+  if (!err && !(Array.isArray(variants) && variants.every((l) => typeof l === 'string'))) err = 'The variants must be names.';
+  if (!err && !(Array.isArray(values) && values.every(Array.isArray))) err = 'The values must be one list per variant.';
+  if (err) return fail(err);
+  return mod._compareVariants(variants, values, steps);
+}

@@ -27,7 +27,7 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
   'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'ctask', 'upload', 'export', 'weights', 'itext', 'snapshots',
-  'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'ntask', 'nsteps', 'nlr', 'nseed']);
+  'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'bseeds', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
 const LAYOUT = Object.freeze({
@@ -103,6 +103,8 @@ function makeProps(c) {
     { name: 'bbatch', type: 'int', default: run.batch, min: 1, max: 64, help: 'batch size of each variant' },
     lr('blr', run.lr, limits.maxLr, 'peak learning rate of each variant'),
     seed('bseed', 'seed of weights and batches'),
+    { name: 'bseeds', type: 'int', default: PAGE.seeds, min: 1, max: PAGE.maxSeeds,
+      help: 'seeds per variant: bseed, bseed + 1, … for canonical and every variant' },
     // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
     { name: 'ntask', type: 'enum', default: ntask, values: Object.keys(c.inductionSettings), help: 'setting of the induction lab' },
     { name: 'nsteps', type: 'int', default: c.inductionSettings[ntask].steps, min: 1, max: PAGE.inductionMaxSteps,

@@ -71,10 +71,12 @@ function nearestPoint(u, si, i) {
 export class SeedCurvesView extends UPlotChart {
   /**
    * @param {HTMLElement} root an empty container (role="img"); the view owns its content
-   * @param {{valuesRoot: HTMLElement}} settings where the text alternative (a table of validation losses) goes
+   * @param {{valuesRoot: HTMLElement, height?: number}} settings where the text alternative (a table of validation
+   *   losses) goes; the chart's height in px (default SIZE.height; smaller for small multiples)
    */
   constructor(root, settings) {
-    super(root, SIZE);
+    const size = { ...SIZE, height: settings.height ?? SIZE.height };
+    super(root, size);
     this.valuesRoot = settings.valuesRoot;
   }
 
@@ -122,7 +124,7 @@ export class SeedCurvesView extends UPlotChart {
     if (baselineLabel) series.push({ label: baselineLabel, stroke: '#777', width: 1.5, dash: [4, 4], points: { show: false },
       value: threeDecimals });
     return {
-      width: this.width(), height: SIZE.height,
+      width: this.width(), height: this.size.height,
       scales: { x: { time: false } },
       axes: [{ label: 'training step' }, { label: 'loss (nats per character)' }],
       series,
