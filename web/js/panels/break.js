@@ -290,7 +290,6 @@ export function setupBreak(app) {
     }
     if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
     if (type === RUN_EVENT.died) ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    // RUN_EVENT.trace: main's per-head trace events (undefined before that branch is merged)
     const streaming = [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.trace].includes(type);
     if (!streaming) fill();  // a run ended or failed: its slot is free
     schedule(!streaming);
