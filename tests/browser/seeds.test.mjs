@@ -205,6 +205,7 @@ test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the wa
   try {
     const runs = () => p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.status));
     await p.click('#c-start');
+    await p.click('#c-confirm-go');  // long enough to be asked about (5 rounds × 3,000 steps × 128 tokens)
     await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running' && r.stepsDone > 0), null, { timeout: 60_000 });
     await p.click('#c-pause');
     // held: the runs that were still setting up stay ready, and no waiting run gets a worker
@@ -261,14 +262,30 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.equal(await short.textContent(), 'Short: 300 steps');
     assert.equal(await short.getAttribute('aria-pressed'), 'true');
     assert.equal(await longer.getAttribute('aria-pressed'), 'false');
-    // no run yet: no speed of this browser to go by, and the line says so instead of guessing
-    assert.equal(await help.textContent(), '9 runs of 300 steps; the time it takes here is shown once a run has trained a few steps.');
+    // no run yet: the speed measured in headless Chromium, and the line says where it comes from
+    // (9 runs, 2 at a time: 5 rounds of 300 steps × 16 × 64 tokens at 14,200 tokens/s = 108 s)
+    assert.equal(await help.textContent(), '9 runs of 300 steps: about 1.8 min here (14,200 tokens/s per worker, measured ' +
+      'in headless Chromium on a 2-core machine; this browser\'s own speed replaces it after a first run; 2 at a time).');
     await longer.click();
     assert.equal(await p.inputValue('#c-steps'), '2000');
     assert.equal(await longer.getAttribute('aria-pressed'), 'true');
     assert.equal(await short.getAttribute('aria-pressed'), 'false');
     assert.match(await p.evaluate(() => location.hash), /steps=2000/);
-    assert.match(await help.textContent(), /^9 runs of 2,000 steps;/);
+    assert.match(await help.textContent(), /^9 runs of 2,000 steps: about 12 min here/);  // 5 × 2000 × 1024 / 14200 = 721 s
+    // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
+    await p.click('#c-start');
+    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2000 steps/);
+    assert.equal(await p.evaluate(() => document.activeElement.id), 'c-confirm-go');
+    await p.click('#c-confirm-cancel');
+    assert.equal(await p.locator('#c-confirm').isHidden(), true);
+    assert.equal(await p.evaluate(() => globalThis.mhaDebug.runs().length), 0);
+    // one run of 2,000 steps (144 s at that speed) asks too; "Train anyway" starts it
+    await p.fill('#c-heads', '4');
+    await p.fill('#c-seeds', '1');
+    await p.click('#c-start');
+    await p.click('#c-confirm-go');
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().length === 1);
+    await p.click('#c-stop');
     // typing another budget leaves both presets unpressed
     await p.fill('#c-steps', '500');
     assert.equal(await longer.getAttribute('aria-pressed'), 'false');

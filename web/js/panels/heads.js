@@ -8,7 +8,7 @@
 import { checkRun, compareOverSeeds, constants } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
-import { setupBudget } from './heads_budget.js';
+import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
@@ -54,6 +54,7 @@ export function setupHeads(app) {
     text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
+    confirm: $('c-confirm'), confirmText: $('c-confirm-text'), confirmGo: $('c-confirm-go'), confirmCancel: $('c-confirm-cancel'),
     budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
@@ -156,11 +157,22 @@ export function setupHeads(app) {
   // ---------------------------------------------------------------- runs
   const runs = () => [...app.runs.values()];
 
-  async function startAll() {
+  // confirmed: the user said yes to a comparison longer than ASK_ABOVE_SECONDS (the offsets task's run is fixed and
+  // short: about 40 s here for its default, docs/experiments.md, so it never asks)
+  async function startAll(confirmed = false) {
     showError('');
+    ui.confirm.hidden = true;
     const checked = runSettings();
     if (checked.error) return showError(checked.error);
     const { settings, heads } = checked;
+    const e = offsets() ? null : budget.estimate();
+    if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
+      ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${e.runs} runs of ` +
+        `${app.state.steps} steps (${Math.round(e.speed).toLocaleString('en-US')} tokens/s per worker, ${e.source}). Train anyway?`;
+      ui.confirm.hidden = false;
+      ui.confirmGo.focus();
+      return;
+    }
     let text = '';  // the offsets task makes its own sequences
     if (offsets()) {
       // no text to load
@@ -520,7 +532,9 @@ export function setupHeads(app) {
     });
   }
   ui.text.addEventListener('input', checkText);
-  ui.start.addEventListener('click', startAll);
+  ui.start.addEventListener('click', () => startAll());
+  ui.confirmGo.addEventListener('click', () => startAll(true));
+  ui.confirmCancel.addEventListener('click', () => { ui.confirm.hidden = true; ui.start.focus(); });
   ui.pause.addEventListener('click', () => {
     const running = runs().some((r) => r.status === 'running');
     held = running;

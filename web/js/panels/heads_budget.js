@@ -1,8 +1,8 @@
 // The heads panel's budgets: the core's default (a short look) and a longer preset at which the character model's
-// samples start to read as words, each with how long the comparison will take here. The time comes from this
-// browser's own speed: the training tokens per second of the panel's latest run (measured in its worker), times
-// the runs and the rounds of workers they need. Before any run has trained there is no speed to go by, and the line
-// says so rather than guessing from another machine.
+// samples start to read as words, each with how long the comparison will take here, and a question before anything
+// longer than ASK_ABOVE_SECONDS. The time comes from this browser's own speed: the training tokens per second of the
+// panel's latest run (measured in its worker), times the runs and the rounds of workers they need. Before any run has
+// trained it comes from a speed measured in headless Chromium on a 2-core machine, and the line says which.
 import { prop } from '../state.js';
 import { count } from '../views/dom.js';
 
@@ -12,7 +12,13 @@ export const LONGER_STEPS = 2000;
 
 const SETTINGS = {
   minSteps: 10,  // a run's speed counts once it has trained this many steps (the first include worker start-up)
+  // before any run here: 72 ms per step at B = 16, T = 64 on one core of a 2-core machine in headless Chromium, the
+  // break panel's default comparison of the same model (docs/experiments.md, "Break it"): 1,024 tokens / 0.072 s
+  fallbackTokensPerSecond: 14200,
 };
+
+/** page: a comparison expected to take longer than this many seconds asks before it starts */
+export const ASK_ABOVE_SECONDS = 120;
 
 const minutes = (s) => (s < 90 ? `${Math.max(1, Math.round(s))} s` : `${(s / 60).toFixed(s < 600 ? 1 : 0)} min`);
 
@@ -32,30 +38,43 @@ export function measuredSpeed(runs, s) {
 }
 
 /**
- * How long a comparison of these settings takes here, as a sentence.
+ * How long a comparison of these settings takes here.
  * @param {{steps: number, batch: number, context: number, heads: number[], seeds: number}} s the panel's settings
  * @param {{speed: number, sameSizes: boolean}} measured tokens/s of one worker (measuredSpeed), 0 when unknown
  * @param {number} slots workers at once (one per core)
- * @returns {string}
+ * @returns {{runs: number, seconds: number, speed: number, source: string}} source: where the speed comes from
  */
-export function durationSentence(s, { speed, sameSizes }, slots) {
+export function estimate(s, { speed, sameSizes }, slots) {
   const runs = s.heads.length * s.seeds;
   const rounds = Math.ceil(runs / Math.max(1, slots));
-  const tokens = s.steps * s.batch * s.context;
-  const what = `${count(runs)} run${runs === 1 ? '' : 's'} of ${count(s.steps)} steps`;
-  if (!(speed > 0)) return `${what}; the time it takes here is shown once a run has trained a few steps.`;
-  const seconds = (rounds * tokens) / speed;
-  const source = sameSizes ? "this browser's last run" : "this browser's last run, of other sizes: a rough guide";
-  return `${what}: about ${minutes(seconds)} here (${count(Math.round(speed))} tokens/s per worker, measured in ` +
-    `${source}; ${Math.min(runs, slots)} at a time).`;
+  const known = speed > 0;
+  const perWorker = known ? speed : SETTINGS.fallbackTokensPerSecond;
+  const source = !known ? 'measured in headless Chromium on a 2-core machine; this browser\'s own speed replaces it after a first run'
+    : sameSizes ? "measured in this browser's last run" : "measured in this browser's last run, of other sizes: a rough guide";
+  return { runs, seconds: (rounds * s.steps * s.batch * s.context) / perWorker, speed: perWorker, source };
 }
+
+/**
+ * The estimate as a sentence: "9 runs of 300 steps: about 97 s here (14,200 tokens/s per worker, measured …; 2 at a time)."
+ * @param {{steps: number, heads: number[], seeds: number}} s
+ * @param {{runs: number, seconds: number, speed: number, source: string}} e estimate()
+ * @param {number} slots
+ * @returns {string}
+ */
+export function durationSentence(s, e, slots) {
+  return `${count(e.runs)} run${e.runs === 1 ? '' : 's'} of ${count(s.steps)} steps: about ${minutes(e.seconds)} here ` +
+    `(${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(e.runs, slots)} at a time).`;
+}
+
+/** a duration as the page says it: "45 s", "3.5 min" */
+export const duration = minutes;
 
 /**
  * Wires the two budget buttons and the duration line.
  * @param {{short: HTMLButtonElement, longer: HTMLButtonElement, help: HTMLElement}} ui
  * @param {{state: object, runs: Map<string, any>}} app
  * @param {(steps: number) => void} setSteps puts a budget into the form and the state
- * @returns {{update: () => void}} update: redraw after the settings or the runs changed
+ * @returns {{update: () => void, estimate: () => object|null}} update: redraw after the settings or the runs changed
  */
 export function setupBudget(ui, app, setSteps) {
   const shortSteps = prop('steps').default;
@@ -63,15 +82,18 @@ export function setupBudget(ui, app, setSteps) {
   ui.longer.textContent = `Longer: ${count(LONGER_STEPS)} steps`;
   ui.short.addEventListener('click', () => setSteps(shortSteps));
   ui.longer.addEventListener('click', () => setSteps(LONGER_STEPS));
+  const slots = () => Math.max(1, navigator.hardwareConcurrency || 1);
+  const valid = (s) => [s.steps, s.batch, s.context, s.seeds].every(Number.isFinite) && Array.isArray(s.heads) && s.heads.length > 0;
   function update() {
     const s = app.state;
     ui.short.setAttribute('aria-pressed', String(s.steps === shortSteps));
     ui.longer.setAttribute('aria-pressed', String(s.steps === LONGER_STEPS));
-    const valid = Number.isFinite(s.steps) && Array.isArray(s.heads) && s.heads.length > 0;
-    ui.help.textContent = valid
-      ? durationSentence(s, measuredSpeed(app.runs.values(), s), Math.max(1, navigator.hardwareConcurrency || 1))
-      : '';
+    ui.help.textContent = valid(s) ? durationSentence(s, estimate(s, measuredSpeed(app.runs.values(), s), slots()), slots()) : '';
   }
   update();
-  return { update };
+  return {
+    update,
+    /** @returns {{runs: number, seconds: number, speed: number, source: string}|null} the current settings' estimate */
+    estimate: () => (valid(app.state) ? estimate(app.state, measuredSpeed(app.runs.values(), app.state), slots()) : null),
+  };
 }
