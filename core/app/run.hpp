@@ -128,6 +128,10 @@ public:
     std::string evaluate_as(AttentionVariant variant, double& loss);
     // induction task only (throws otherwise): per-head scores and copy losses on kInductionProbes task sequences
     InductionMeasurement measure_induction();
+    // induction task only: the same measurement with the heads of ablate ([layer, head], e.g. every head of layer 0)
+    // switched off for it alone (a HeadEdit: the model is put back exactly); throws mha::Error for a head that does
+    // not exist
+    InductionMeasurement measure_induction_without(const std::vector<std::pair<int, int>>& ablate);
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
     // text task only ("" otherwise): n characters after prompt (a newline when empty) at temperature, from seed;
