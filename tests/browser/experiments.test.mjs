@@ -118,7 +118,7 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.equal(await p.inputValue('#n-steps'), '16000');
   await p.waitForFunction(() => /ntask=long/.test(location.hash));
   await p.check('input[name="ntask"][value="short"]');
-  assert.equal(await p.inputValue('#n-steps'), '3000');
+  assert.equal(await p.inputValue('#n-steps'), '4500');
   await p.fill('#n-steps', '80');
   const t0 = Date.now();
   await p.click('#n-start');
