@@ -219,7 +219,7 @@ export function setupInduction(app) {
     ];
     ui.layer0Result.replaceChildren(table(
       `The 2-layer model at step ${r.step}, measured by the core on the same ${constants().induction.probes} sequences as it is and with its ${on.H} layer-0 heads switched off for this measurement only (the model itself is unchanged).`,
-      ['measurement', 'layer 0 on', 'layer 0 off'], rows, { class: 'scores-table layer0-table', label: 'The 2-layer model with and without layer 0' }));
+      ['measurement', 'layer 0 on', 'layer 0 off'], rows, { class: 'scores-table layer0-table', label: 'The 2-layer model with and without layer 0', stack: true }));
   }
 
   // what was measured, in plain words: steps to the threshold (or that it was not reached), the copy losses
