@@ -4,9 +4,12 @@
 // which looks inside with weights, vocabulary and validation batches only and leaves the model as it was.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checkpoint.hpp"
 #include "error.hpp"
@@ -371,6 +374,42 @@ TEST_CASE("the induction lab's spec is the page's settings table", "[run][induct
         CHECK(spec.train.lr == spec.train.min_lr);  // constant after the warm-up
         CHECK_FALSE(spec.model.mlp);
     }
+}
+
+// Switching heads off for one measurement (the induction panel's "switch layer 0 off"). What the architecture fixes,
+// whatever the weights: a layer's attention weights depend only on the layers below it, so switching layer 0 off
+// leaves layer 0's scores as they were and moves layer 1's, and switching layer 1 off leaves every score as it was
+// but not the losses. Afterwards the model measures as before (the edit is undone).
+TEST_CASE("the induction measurement with heads switched off, and the model put back", "[run][induction]") {
+    const auto s = built(induction_spec());
+    s->train(20);
+    const InductionMeasurement before = s->measure_induction();
+    const int H = before.heads;
+    const auto layer = [&](int l) {
+        std::vector<std::pair<int, int>> heads;
+        for (int h = 0; h < H; ++h) heads.emplace_back(l, h);
+        return heads;
+    };
+    const InductionMeasurement no0 = s->measure_induction_without(layer(0));
+    CHECK(std::equal(no0.previous.begin(), no0.previous.begin() + H, before.previous.begin()));
+    CHECK(std::equal(no0.induction.begin(), no0.induction.begin() + H, before.induction.begin()));
+    CHECK_FALSE(std::equal(no0.induction.begin() + H, no0.induction.end(), before.induction.begin() + H));
+    CHECK(no0.loss_repeat != before.loss_repeat);
+    const InductionMeasurement no1 = s->measure_induction_without(layer(1));
+    CHECK(no1.previous == before.previous);
+    CHECK(no1.induction == before.induction);
+    CHECK(no1.best_induction == before.best_induction);
+    CHECK(no1.loss_repeat != before.loss_repeat);
+    // nothing switched off: the plain measurement
+    CHECK(s->measure_induction_without({}).induction == before.induction);
+    // a head that does not exist: a sentence, and the model untouched
+    CHECK_THROWS_AS(s->measure_induction_without({{0, 0}, {2, 0}}), Error);
+    const InductionMeasurement after = s->measure_induction();
+    CHECK(after.induction == before.induction);
+    CHECK(after.loss_repeat == before.loss_repeat);
+    CHECK(after.loss_first == before.loss_first);
+    // a text run has no induction measurement
+    CHECK_THROWS_AS(built(text_spec())->measure_induction_without(layer(0)), Error);
 }
 
 // ---------------------------------------------------------------- looking inside

@@ -206,6 +206,10 @@ struct RunHandle {
         });
     }
     val induction() { return with_run([](mha::Run& r) { return to_js(r.measure_induction()); }); }
+    // request: { ablate: [[layer, head], ...] }: the same measurement with those heads switched off for it
+    val induction_without(const val& request) {
+        return with_run([&](mha::Run& r) { return to_js(r.measure_induction_without(head_edits(request).ablate)); });
+    }
     val probe_attention() {
         return with_run([](mha::Run& r) {
             val m = to_js(r.probe_attention());
@@ -311,6 +315,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_causality", &RunHandle::causality)
         .function("_evaluateAs", &RunHandle::evaluate_as)
         .function("_induction", &RunHandle::induction)
+        .function("_inductionWithout", &RunHandle::induction_without)
         .function("_probeAttention", &RunHandle::probe_attention)
         .function("_trace", &RunHandle::trace)
         .function("_sample", &RunHandle::sample)

@@ -227,6 +227,12 @@ InductionMeasurement Run::measure_induction() {
     return mha::measure_induction(model(), spec_.induction, model().config().max_seq_len, kInductionProbes, kProbeSeed);
 }
 
+InductionMeasurement Run::measure_induction_without(const std::vector<std::pair<int, int>>& ablate) {
+    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
+    HeadEdit off(model(), ablate, false);
+    return measure_induction();
+}
+
 AttentionMaps Run::probe_attention() {
     if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
     return induction_probe_maps(model(), spec_.induction.seg_max);

@@ -140,6 +140,10 @@ public:
     std::string evaluate_as(AttentionVariant variant, double& loss);
     // induction task only (throws otherwise): per-head scores and copy losses on kInductionProbes task sequences
     InductionMeasurement measure_induction();
+    // induction task only: the same measurement with the heads of ablate ([layer, head], e.g. every head of layer 0)
+    // switched off for it alone (a HeadEdit: the model is put back exactly); throws mha::Error for a head that does
+    // not exist
+    InductionMeasurement measure_induction_without(const std::vector<std::pair<int, int>>& ablate);
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
     // every task: per-head scores (previous, first, entropy, mean distance, attention by offset) on the first

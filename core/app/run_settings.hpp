@@ -61,7 +61,7 @@ struct InductionSetting {
     int context, seg_min, seg_max, batch, steps;
 };
 constexpr InductionSetting kInductionSettings[] = {
-    {"short", 16, 3, 7, 64, 3000},
+    {"short", 16, 3, 7, 64, 4500},
     {"long", 32, 4, 10, 32, 16000},
 };
 constexpr double kInductionLr = 2e-3;

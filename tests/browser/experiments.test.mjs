@@ -120,7 +120,7 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.equal(await p.inputValue('#n-steps'), '16000');
   await p.waitForFunction(() => /ntask=long/.test(location.hash));
   await p.check('input[name="ntask"][value="short"]');
-  assert.equal(await p.inputValue('#n-steps'), '3000');
+  assert.equal(await p.inputValue('#n-steps'), '4500');
   await p.fill('#n-steps', '80');
   const t0 = Date.now();
   await p.click('#n-start');
@@ -156,6 +156,43 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.match(await p.locator('#n-map2 .readout').textContent(), /\(12\) → key “.*” \(6\): \d\.\d{3} \(where an induction head looks\)/);
   assert.equal(await p.locator('#n-scores tbody tr').count(), 8 + 4);
   assert.match(await p.locator('#n-scores .table-caption').textContent(), /induction score of 0\.4 or more/);
+});
+
+test('induction heads: "switch layer 0 off" shows the core\'s measurement without layer 0 beside the one with it', async () => {
+  const p = inductionPage;
+  const button = p.locator('#n-layer0');
+  assert.equal(await button.isEnabled(), true);
+  assert.equal(await button.getAttribute('aria-pressed'), 'false');
+  await button.click();
+  await p.waitForSelector('#n-layer0-result .layer0-table tbody tr');
+  assert.equal(await button.getAttribute('aria-pressed'), 'true');
+  assert.equal(await button.textContent(), 'Switch layer 0 back on');
+  const shown = await p.locator('#n-layer0-result tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  // the same question to the core again, through the page's own run: the numbers shown; and with layer 0 on, the
+  // finished run's last measurement
+  const core = await p.evaluate(async () => {
+    const model = mhaDebug.inductionRuns().find((r) => r.key === 'L2');
+    const r = await model.measureInductionWithout([[0, 0], [0, 1], [0, 2], [0, 3]]);
+    const pick = (m) => ({ best: m.bestInduction, head: m.bestHead, repeat: m.lossRepeat, first: m.lossFirst });
+    const last = model.induction.at(-1);
+    return { ok: r.ok, step: r.step, on: pick(r.full), off: pick(r.without), last: pick(last.measurement), lastStep: last.step };
+  });
+  assert.equal(core.ok, true);
+  assert.equal(core.step, 80);
+  assert.deepEqual(core.on, core.last);
+  const fmt = (m) => [`${m.best.toFixed(3)} (head ${m.head})`, m.repeat.toFixed(3), m.first.toFixed(3)];
+  assert.deepEqual(shown.map((row) => row[1]), fmt(core.on));
+  assert.deepEqual(shown.map((row) => row[2]), fmt(core.off));
+  // switching layer 0 off changes what the last layer reads: the repeat's loss moves
+  assert.notEqual(core.off.repeat, core.on.repeat);
+  assert.match(await p.locator('#n-layer0-result .table-caption').textContent(), /at step 80, .* 4 layer-0 heads switched off/);
+  // a head that does not exist: a sentence, and the run is unchanged
+  const wrong = await p.evaluate(() => mhaDebug.inductionRuns()[0].measureInductionWithout([[5, 0]]));
+  assert.deepEqual(wrong, { ok: false, error: 'there is no head 0 in layer 5.' });
+  // back on: the table goes
+  await button.click();
+  assert.equal(await button.getAttribute('aria-pressed'), 'false');
+  assert.equal(await p.locator('#n-layer0-result table').count(), 0);
 });
 
 // ------------------------------------------------------------------------------------------ embedding, screenshots

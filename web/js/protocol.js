@@ -25,6 +25,10 @@
  * @typedef {{type: 'restore', id: number, bytes: Uint8Array, settings: object|null}} RestoreMessage
  *   back to a full snapshot of this run, and with settings a new schedule (lr, minLr, steps, warmup); replied with
  *   the facts
+ * @typedef {{type: 'inductionWithout', id: number, ablate: Array<[number, number]>}} InductionWithoutMessage
+ *   induction task: the core's induction measurement of the run's weights now, as they are and with the heads
+ *   [layer, head] of ablate switched off for this measurement only; replied with {ok, step, full, without} (each
+ *   as InductionMessage's measurement)
  * @typedef {{type: 'crash'}} CrashMessage  test hook: the worker dies of an uncaught error
  */
 // Worker -> page.
@@ -69,6 +73,7 @@ const TO_WORKER_FIELDS = {
   inspect: ['id', 'text', 'source', 'ablate', 'tie', 'withLoss'],
   snapshot: ['id', 'withOptimizer'],
   restore: ['id', 'bytes', 'settings'],
+  inductionWithout: ['id', 'ablate'],
   crash: [],
 };
 const FROM_WORKER_FIELDS = {

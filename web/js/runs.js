@@ -311,6 +311,16 @@ export class Run {
   }
 
   /**
+   * The core's induction measurement of this run's model now, as it is and with heads switched off for this
+   * measurement only (protocol.js InductionWithoutMessage); induction task only.
+   * @param {Array<[number, number]>} ablate the heads [layer, head] to switch off
+   * @returns {Promise<{ok: true, step: number, full: object, without: object} | {ok: false, error: string}>}
+   */
+  measureInductionWithout(ablate) {
+    return this.#request(TO_WORKER.inductionWithout, { ablate });
+  }
+
+  /**
    * A .safetensors file of the model now.
    * @param {boolean} withOptimizer with the AdamW state and progress (a file training can continue from)
    * @returns {Promise<{ok: true, bytes: Uint8Array, step: number} | {ok: false, error: string}>}

@@ -216,6 +216,13 @@ async function handle(msg) {
       }
       return reply(msg.id, r);
     }
+    case TO_WORKER.inductionWithout: {
+      if (!run) return reply(msg.id, NOT_SET_UP);
+      const full = run._induction();
+      const without = full.ok ? run._inductionWithout({ ablate: msg.ablate }) : full;
+      if (!without.ok) return reply(msg.id, without);
+      return reply(msg.id, { ok: true, step: run._stepsDone(), full, without });
+    }
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
       return;

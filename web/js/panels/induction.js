@@ -2,7 +2,8 @@
 // shifted repeated-random-segment task (core/induction_task.hpp), each in its own worker. Live, from the core:
 // per-head previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
-// against the threshold, whatever it is. Wiring only.
+// against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
+// measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
 import { checkRun, constants } from '../engine.js';
 import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
 import { HeatmapView } from '../views/heatmap_view.js';
@@ -29,6 +30,7 @@ export function setupInduction(app) {
     task: [...document.querySelectorAll('input[name="ntask"]')],
     steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'),
     error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
+    layer0: $('n-layer0'), layer0Result: $('n-layer0-result'),
   };
   const form = numberFields([[ui.steps, 'nsteps', 'Steps'], [ui.seed, 'nseed', 'The seed'], [ui.lr, 'nlr', 'The learning rate']]);
   const charts = {
@@ -40,6 +42,8 @@ export function setupInduction(app) {
     L1: new HeatmapView($('n-map1'), { head: 1, title: '1-layer control: best head' }) };
   /** @type {Map<string, Run>} L2 (the model) and L1 (the control) */
   const runs = new Map();
+  // "switch layer 0 off": off (pressed), the last reply ({ok, step, full, without}), a request under way
+  const layer0 = { off: false, result: null, asking: false };
 
   function show() {
     const s = app.state;
@@ -74,6 +78,7 @@ export function setupInduction(app) {
     if (settings.error) return showError(settings.error);
     for (const r of runs.values()) r.dispose();
     runs.clear();
+    Object.assign(layer0, { off: false, result: null });
     delete document.documentElement.dataset.induction;
     for (const [key, layers, label] of [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']]) {
       runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent }));
@@ -128,6 +133,7 @@ export function setupInduction(app) {
     drawProbe(maps.L2, model);
     drawProbe(maps.L1, control);
     drawScores(model, control);
+    drawLayer0(model);
     summarise(model, control);
     if ([model, control].every((r) => ['done', 'failed'].includes(r.status))) {
       const wall = Math.max(model.wallSeconds, control.wallSeconds);
@@ -166,6 +172,54 @@ export function setupInduction(app) {
     ui.scores.replaceChildren(rows.length ? table(
       `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
       ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table' }) : '');
+  }
+
+  // ---------------------------------------------------------------- layer 0 switched off
+  // the core's measurement of the 2-layer model now, with and without layer 0; asked again at every new
+  // measurement while the switch is off (the model trains on)
+  const layer0Heads = (H) => Array.from({ length: H }, (_, h) => [0, h]);
+  const canAsk = (model) => model && model.induction.length > 0 && ['running', 'paused', 'done'].includes(model.status);
+
+  async function askLayer0(model) {
+    layer0.asking = true;
+    const r = await model.measureInductionWithout(layer0Heads(model.induction.at(-1).measurement.H));
+    layer0.asking = false;
+    if (runs.get('L2') !== model || !layer0.off) return;  // trained again, or switched back on, meanwhile
+    if (!r.ok) {
+      layer0.off = false;
+      showError(r.error);
+    }
+    layer0.result = r.ok ? r : null;
+    schedule(performance.now());
+  }
+
+  function toggleLayer0() {
+    const model = runs.get('L2');
+    layer0.off = !layer0.off && canAsk(model);
+    layer0.result = null;
+    if (layer0.off) askLayer0(model);
+    draw();
+  }
+
+  function drawLayer0(model) {
+    ui.layer0.disabled = !canAsk(model);
+    ui.layer0.setAttribute('aria-pressed', String(layer0.off));
+    ui.layer0.textContent = layer0.off ? 'Switch layer 0 back on' : 'Switch layer 0 off';
+    const r = layer0.off ? layer0.result : null;
+    if (layer0.off && !layer0.asking && (!r || r.step < model.induction.at(-1).step)) askLayer0(model);
+    if (!r) {
+      ui.layer0Result.replaceChildren(layer0.off ? el('p', { class: 'muted' }, 'Measuring with layer 0 switched off…') : '');
+      return;
+    }
+    const { full: on, without: off } = r;
+    const rows = [
+      ['best layer-1 induction score', `${on.bestInduction.toFixed(3)} (head ${on.bestHead})`, `${off.bestInduction.toFixed(3)} (head ${off.bestHead})`],
+      ['loss on the repeat, nats', on.lossRepeat.toFixed(3), off.lossRepeat.toFixed(3)],
+      ['loss on the first copy, nats', on.lossFirst.toFixed(3), off.lossFirst.toFixed(3)],
+    ];
+    ui.layer0Result.replaceChildren(table(
+      `The 2-layer model at step ${r.step}, measured by the core on the same ${constants().induction.probes} sequences as it is and with its ${on.H} layer-0 heads switched off for this measurement only (the model itself is unchanged).`,
+      ['measurement', 'layer 0 on', 'layer 0 off'], rows, { class: 'scores-table layer0-table', label: 'The 2-layer model with and without layer 0', stack: true }));
   }
 
   // what was measured, in plain words: steps to the threshold (or that it was not reached), the copy losses
@@ -208,6 +262,7 @@ export function setupInduction(app) {
     });
   }
   ui.start.addEventListener('click', startAll);
+  ui.layer0.addEventListener('click', toggleLayer0);
   ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
 
   return { show, runs: () => [...runs.values()] };
