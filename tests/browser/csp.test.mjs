@@ -33,11 +33,11 @@ before(async () => {
     req.on('data', (chunk) => { body += chunk; });
     req.on('end', () => reports.push(body));
   });
-  // the course page: another origin, embedding every panel in a sandboxed frame (allow-downloads for the exports,
-  // as the README says)
+  // the course page: another origin, embedding every panel in a sandboxed frame (allow-downloads and downloads=1 for
+  // the exports, as the README says)
   ({ server: host, url: hostBase } = await serveOnePage(`<!doctype html><html><head><title>course page</title></head><body>
       <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts allow-downloads" style="width: 100%; height: 900px; border: 0"
-        src="${base}?embed=1#${FLOWS}"></iframe></body></html>`));
+        src="${base}?embed=1&downloads=1#${FLOWS}"></iframe></body></html>`));
   downloadDir = mkdtempSync(join(tmpdir(), 'mha-csp-downloads-'));
   browser = await launchChromium({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir });
   ({ context } = browser);
