@@ -5,41 +5,19 @@
 // small chart per variant shows its band over the seeds beside canonical's, the table the mean ± half-range and
 // min–max and the paired difference, and each variant's verdict is the core's (compareVariants), printed as it is.
 // Screenshots go to tests/browser/output/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, paintedPixels, watchPage } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { paintedPixels } from '../../scripts/chromium.mjs';
+import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const VARIANTS = ['no_transpose_split', 'scale_sqrt_d'];
 const TINY = `panel=break&variants=${VARIANTS.join('%2C')}&bsteps=20&bbatch=4&bseeds=2`;
 
-let server, base, browser, context;
-const consoleErrors = [];
-const foreignRequests = [];
-
-before(async () => {
-  ({ server, url: base } = await startServer({ port: 0 }));
-  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
-  ({ context } = browser);
-  context.setDefaultTimeout(20_000);
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function openPage(hash) {
-  const p = await context.newPage();
-  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
-  await p.goto(base + hash);
-  await p.waitForSelector('html[data-ready="true"]');
-  return p;
-}
+const { openPage, consoleErrors, foreignRequests } = pageSession();
 
 // the runs' final validation losses per setting (canonical first), in seed order, read from the page's runs
 const finals = (p) => p.evaluate((names) => {

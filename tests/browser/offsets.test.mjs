@@ -6,39 +6,16 @@
 // The choice round-trips through the URL hash. A comparison trains and shows the core's verdict, word for word.
 // The last test trains the page's default run (H = 1 and 4, 3 seeds) and logs its wall time; no test passes or
 // fails on time. Screenshots go to tests/browser/output/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, watchPage } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 
-let server, base, browser, context;
-const consoleErrors = [];
-const foreignRequests = [];
-
-before(async () => {
-  ({ server, url: base } = await startServer({ port: 0 }));
-  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
-  ({ context } = browser);
-  context.setDefaultTimeout(20_000);
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function openPage(hash) {
-  const p = await context.newPage();
-  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
-  await p.goto(base + hash);
-  await p.waitForSelector('html[data-ready="true"]');
-  return p;
-}
+const { openPage, consoleErrors, foreignRequests } = pageSession();
 
 // the hash the page writes (at most once per frame after a change)
 const hashOf = async (p, pattern) => {

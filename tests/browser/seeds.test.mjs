@@ -4,45 +4,19 @@
 // Each H trains with the same seeds (paired), as many runs at once as the machine has cores; the chart shows per H
 // the mean validation curve and a band over the seeds, the table the mean ± half-range and min–max, and each H's
 // verdict is the core's (compareOverSeeds), printed as it is. Screenshots go to tests/browser/output/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, paintedPixels, watchPage } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { paintedPixels } from '../../scripts/chromium.mjs';
+import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2';
 const HEADS = [1, 4, 8];
 
-let server, base, browser, context;
-const consoleErrors = [];
-const foreignRequests = [];
-let downloadDir;
-
-before(async () => {
-  ({ server, url: base } = await startServer({ port: 0 }));
-  downloadDir = mkdtempSync(join(tmpdir(), 'mha-seeds-'));
-  browser = await launchChromium({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, downloadsPath: downloadDir });
-  ({ context } = browser);
-  context.setDefaultTimeout(20_000);
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-  if (downloadDir) rmSync(downloadDir, { recursive: true, force: true });
-});
-
-async function openPage(hash) {
-  const p = await context.newPage();
-  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
-  await p.goto(base + hash);
-  await p.waitForSelector('html[data-ready="true"]');
-  return p;
-}
+const { openPage, consoleErrors, foreignRequests } = pageSession({ downloads: true });
 
 // trains with the page's settings and waits until every run is done. Meanwhile the page records, at every change of
 // the run cards and every frame, how many runs hold a core (set up, training or paused) and how many cards wait:

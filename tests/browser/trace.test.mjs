@@ -5,42 +5,22 @@
 // head in each of the four charts, the label thresholds as guides, the lines growing with the steps, the offset
 // profiles of every head; then the same at 390 px without sideways scrolling, and the traces of an induction run
 // (ids, not text). Screenshots go to tests/browser/output/.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, paintedPixels, watchPage } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { paintedPixels } from '../../scripts/chromium.mjs';
+import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const STEPS = 45;
 const QUICK = `panel=heads&steps=${STEPS}&batch=4&context=32&layers=2&seeds=1&heads=1,2,4&irun=4`;
 const CHARTS = ['#i-tr-previous', '#i-tr-first', '#i-tr-entropy', '#i-tr-distance'];
 
-let server, base, browser, context, page;
-const consoleErrors = [];
-const foreignRequests = [];
+const { openPage, consoleErrors, foreignRequests } = pageSession();
+let page;
 
-before(async () => {
-  ({ server, url: base } = await startServer({ port: 0 }));
-  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
-  ({ context } = browser);
-  context.setDefaultTimeout(20_000);
-  mkdirSync(OUTPUT, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function openPage(hash) {
-  const p = await context.newPage();
-  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
-  await p.goto(base + hash);
-  await p.waitForSelector('html[data-ready="true"]');
-  return p;
-}
+before(() => mkdirSync(OUTPUT, { recursive: true }));
 
 // the step of a line's last point, as the chart's text alternative states it ("L0 H0 0.123 at step 12")
 const lastStep = (label, line) => Number(new RegExp(`${line} -?[\\d.]+ at step (\\d+)`).exec(label ?? '')?.[1] ?? NaN);
