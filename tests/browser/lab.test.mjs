@@ -273,12 +273,28 @@ test('a learning rate that blows up pauses the run with a message and offers the
     const alert = p.locator('#c-runs .run-card.status-diverged .alert');
     await alert.waitFor({ timeout: 30_000 });
     assert.match(await alert.textContent(), /The loss blew up at step \d+: .*learning rate is too high.*paused/);
+    // the status line says so too, instead of "Training…"
+    await p.waitForFunction(() => /^Paused: the loss of H = 4 blew up \(see its card/.test(document.getElementById('c-status').textContent));
+    // a tenth of 10 would still be 300 × the default: the way back offers the default
     const restore = p.locator('#c-runs button[data-action="restore"]');
-    assert.match(await restore.textContent(), /Go back to the snapshot at step \d+ and continue with learning rate 1/);
+    assert.match(await restore.textContent(), /Go back to the snapshot at step \d+ and continue with learning rate 0\.003 \(the default rate\)/);
     await restore.click();
     await p.waitForFunction(() => document.querySelector('#c-runs .run-card.status-running, #c-runs .run-card.status-done'));
     await p.click('#c-stop');
     await p.waitForSelector('html[data-comparison="done"]');
+  } finally {
+    await p.close();
+  }
+});
+
+test('a run that ends no better than the unigram guess says so on its card', async () => {
+  // two steps cannot beat the unigram baseline (3.0 nats) from random weights (about ln 62 = 4.1)
+  const p = await openPage('#panel=heads&heads=4&steps=2&batch=2&context=16&seeds=1');
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]');
+    assert.match(await p.locator('#c-runs [data-verdict="no-better"]').textContent(),
+      /^Done, but no better than guessing without context: validation loss \d\.\d{3} against 3\.016 for the unigram guess\./);
   } finally {
     await p.close();
   }

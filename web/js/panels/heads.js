@@ -330,8 +330,13 @@ export function setupHeads(app) {
       document.documentElement.dataset.comparison = 'done';
     } else if (!ui.status.textContent.includes('restarted')) {
       const waiting = queued ? ` ${comparison.slots} at a time (one per core of this machine); ${queued} waiting.` : '';
+      const blown = all.filter((r) => r.status === 'diverged');
       if (running) ui.status.textContent = `Training…${waiting}`;
       else if (held && (active || paused)) ui.status.textContent = `Paused${queued ? `; ${queued} runs waiting` : ''}.`;
+      else if (blown.length) {
+        ui.status.textContent = `Paused: the loss of ${blown.map((r) => r.label).join(', ')} blew up (see ` +
+          `${blown.length > 1 ? 'their cards' : 'its card'} for the way back).`;
+      }
     }
   }
 
@@ -419,9 +424,12 @@ export function setupHeads(app) {
         `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, where ln V is the loss of guessing uniformly). ` +
         'The learning rate is too high for this model; the run is paused.'));
       if (back !== null) {
-        const lower = +(run.settings.lr / 10).toPrecision(2);
+        // a tenth of the rate that blew up, but never above the default, which trains this panel's models
+        const tenth = +(run.settings.lr / 10).toPrecision(2), usual = prop('lr').default;
+        const lower = Math.min(tenth, usual);
+        const why = lower === usual ? 'the default rate' : 'a tenth of the rate that blew up';
         const b = el('button', { type: 'button', class: 'button', 'data-action': 'restore' },
-          `Go back to the snapshot at step ${back} and continue with learning rate ${lower}`);
+          `Go back to the snapshot at step ${back} and continue with learning rate ${lower} (${why})`);
         b.addEventListener('click', async () => {
           const r = await run.restoreLastGood({ lr: lower });
           if (!r.ok) return showError(r.error);
@@ -434,6 +442,13 @@ export function setupHeads(app) {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
       out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 6, or train it further on the chosen text.`), b);
+    }
+    // done, but it learned nothing a context-free guess does not know: say so rather than a plain "done"
+    const val = run.val.loss.at(-1), baseline = run.facts?.baselineLoss;
+    if (run.status === 'done' && Number.isFinite(val) && Number.isFinite(baseline) && val >= baseline) {
+      out.push(el('p', { class: 'alert', 'data-verdict': 'no-better' }, `Done, but no better than guessing without context: ` +
+        `validation loss ${val.toFixed(3)} against ${baseline.toFixed(3)} for the ${run.facts.task === 'char' ? 'unigram' : 'uniform'} ` +
+        `guess. The learning rate ${run.settings.lr} may be too high (or the budget too short) for this model.`));
     }
     if (run.status === 'failed') out.push(el('p', { class: 'alert', role: 'alert' }, app.readable(run.error)));
     return out;
