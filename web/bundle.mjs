@@ -79,6 +79,9 @@ function bundle(entry) {
 mkdirSync(join(outDir, 'js'), { recursive: true });
 writeFileSync(join(outDir, 'js', 'page.classic.js'), bundle('main.js'));
 writeFileSync(join(outDir, 'js', 'worker.classic.js'), bundle('worker.js'));
+// the same worker bundle as a function a page can hold: from file:// a blob worker may not importScripts() a file,
+// so the page builds the worker's script from this function's source (runs.js spawnWorker)
+writeFileSync(join(outDir, 'js', 'worker.source.js'), `self.mhaWorkerBundle = function () {\n${bundle('worker.js')}};\n`);
 if (corpusPath && existsSync(corpusPath))
   writeFileSync(join(outDir, 'corpus.js'), `self.MHA_CORPUS_TEXT = ${JSON.stringify(readFileSync(corpusPath, 'utf8'))};\n`);
 if (uplotIife && existsSync(uplotIife)) {

@@ -188,7 +188,9 @@
   workers = canStartWorkers();
 
   const classic = self.origin === 'null';
-  const files = classic ? ['./build/vendor/uPlot.iife.min.js', './build/mha.classic.js', './build/js/page.classic.js']
+  // from file:// also the worker bundle as a function: the training workers are built from its source there
+  const fromDisk = location.protocol === 'file:' ? ['./build/js/worker.source.js'] : [];
+  const files = classic ? ['./build/vendor/uPlot.iife.min.js', './build/mha.classic.js', ...fromDisk, './build/js/page.classic.js']
     : ['./build/js/main.js'];
   for (const src of files) {
     const s = document.createElement('script');

@@ -78,8 +78,15 @@ export function spawnWorker(forceClassic = false) {
     }
   }
   const abs = (path) => JSON.stringify(new URL(path, import.meta.url).href);
-  const src = `self.MHA_SCRIPT_URL = ${abs('./worker.js')};\nimportScripts(${abs('../mha.classic.js')}, ${abs('./worker.classic.js')});\n`;
-  return new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+  const blobWorker = (src) => new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+  if (location.protocol === 'file:' && typeof self.createMha === 'function' && typeof self.mhaWorkerBundle === 'function') {
+    // from disk Chromium refuses importScripts() of file:// URLs in a blob worker: the worker gets the code itself,
+    // from the functions this page loaded (the single-file wasm build's factory, whose wrapper only adds _scriptDir,
+    // and the worker bundle of worker.source.js)
+    return blobWorker(`var _scriptDir;\nvar createMha = ${self.createMha.toString()};\nself.MHA_SCRIPT_URL = ${abs('./worker.js')};\n` +
+      `(${self.mhaWorkerBundle.toString()})();\n`);
+  }
+  return blobWorker(`self.MHA_SCRIPT_URL = ${abs('./worker.js')};\nimportScripts(${abs('../mha.classic.js')}, ${abs('./worker.classic.js')});\n`);
 }
 
 export class Run {
