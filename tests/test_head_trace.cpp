@@ -11,8 +11,10 @@
 #include "metrics.hpp"
 #include "probes.hpp"
 #include "run.hpp"
+#include "run_util.hpp"
 
 using namespace mha;
+using mha::test::built;
 
 namespace {
 ModelConfig trace_model() {
@@ -43,13 +45,6 @@ RunSpec text_spec() {
     s.train.batch = 4, s.train.steps = 60, s.train.warmup = 5, s.train.lr = 1e-2, s.train.min_lr = 1e-3, s.train.seed = 3;
     s.text = small_text();
     return s;
-}
-std::unique_ptr<Run> built(const RunSpec& spec) {
-    std::unique_ptr<Run> r;
-    const std::string err = make_run(spec, r);
-    INFO(err);
-    REQUIRE(err.empty());
-    return r;
 }
 }  // namespace
 

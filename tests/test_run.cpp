@@ -16,8 +16,10 @@
 #include "inspector.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
+#include "run_util.hpp"
 
 using namespace mha;
+using mha::test::built;
 
 namespace {
 // a small learnable text: a few sentences repeated with variations, about 3,000 characters
@@ -50,13 +52,6 @@ std::string run_error(const RunSpec& spec) {
     const std::string err = make_run(spec, r);
     CHECK((r == nullptr) == !err.empty());
     return err;
-}
-std::unique_ptr<Run> built(const RunSpec& spec) {
-    std::unique_ptr<Run> r;
-    const std::string err = make_run(spec, r);
-    INFO(err);
-    REQUIRE(err.empty());
-    return r;
 }
 RunSpec induction_spec(int layers = 2) {
     RunSpec s;
