@@ -20,7 +20,8 @@ const SETTINGS = {
 /** page: a comparison expected to take longer than this many seconds asks before it starts */
 export const ASK_ABOVE_SECONDS = 120;
 
-const minutes = (s) => (s < 90 ? `${Math.max(1, Math.round(s))} s` : `${(s / 60).toFixed(s < 600 ? 1 : 0)} min`);
+/** a duration as the page says it: "45 s", "3.5 min" */
+export const duration = (s) => (s < 90 ? `${Math.max(1, Math.round(s))} s` : `${(s / 60).toFixed(s < 600 ? 1 : 0)} min`);
 
 /**
  * The per-worker speed of this browser: tokens per second of the most recent run that has trained a few steps,
@@ -62,12 +63,9 @@ export function estimate(s, { speed, sameSizes }, slots) {
  * @returns {string}
  */
 export function durationSentence(s, e, slots) {
-  return `${count(e.runs)} run${e.runs === 1 ? '' : 's'} of ${count(s.steps)} steps: about ${minutes(e.seconds)} here ` +
+  return `${count(e.runs)} run${e.runs === 1 ? '' : 's'} of ${count(s.steps)} steps: about ${duration(e.seconds)} here ` +
     `(${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(e.runs, slots)} at a time).`;
 }
-
-/** a duration as the page says it: "45 s", "3.5 min" */
-export const duration = minutes;
 
 /**
  * Wires the two budget buttons and the duration line.
