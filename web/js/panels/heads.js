@@ -441,7 +441,8 @@ export function setupHeads(app) {
     if (run.key === 'upload' && run.status === 'ready') {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
-      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 6, or train it further on the chosen text.`), b);
+      const look = app.shows('inside') ? 'look inside it in panel 6, or ' : '';  // panel 6 may not be in this frame
+      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: ${look}train it further on the chosen text.`), b);
     }
     // done, but it learned nothing a context-free guess does not know: say so rather than a plain "done"
     const val = run.val.loss.at(-1), baseline = run.facts?.baselineLoss;

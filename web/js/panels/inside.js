@@ -53,11 +53,14 @@ export function setupInside(app) {
     ?? [...app.runs.values()][0] ?? null;
 
   // ---------------------------------------------------------------- the run list and the slider
-  // before any model: how to get one. Embedded alone (panel=inside) there is no panel 4 to train in
+  // before any model: how to get one, naming only the training panels that are on the page (embedded alone,
+  // panel=inside, there is none: the file is the way)
   function sayHowToStart() {
-    ui.emptyText.textContent = $('panel-heads').hidden
-      ? 'No model to look inside yet: load a .safetensors model here (a frame can also show the training panel: panel=heads,inside).'
-      : 'Train the models in panel 4, or load a .safetensors model here, to look inside them.';
+    const trainers = [app.shows('heads') ? 'panel 4' : ''].filter(Boolean);
+    ui.emptyText.textContent = trainers.length
+      ? `Train the models in ${trainers.join(' or ')}, or load a .safetensors model here, to look inside them.`
+      : 'No model to look inside yet: load a .safetensors model here (one saved from this page with “Download this ' +
+        'model”, or by mha-train --save).';
   }
 
   function drawRuns() {
