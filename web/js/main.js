@@ -238,6 +238,8 @@ const app = {
   // whether a panel is on the page: an embedded frame may hold one panel or a few, and no sentence may send the
   // reader to a panel that is not there
   shows: (name) => { const { panel } = state ?? readLayout(location.hash, location.search); return panel.includes('all') || panel.includes(name); },
+  // the induction panel's runs, which "Look inside" lists beside panel 4's
+  inductionRuns: () => panels.induction?.runs() ?? [],
   paramsChanged: () => panels.params?.drawLedger(),
 };
 const panels = {};

@@ -88,8 +88,10 @@ export function setupInduction(app) {
   }
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
-  const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
+  const panelEvent = sideBySideHandler({ runs, showError, status: ui.status,
     schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace] });
+  // "Look inside" lists these runs too: it hears their events as it hears panel 4's
+  const onEvent = (e) => { panelEvent(e); app.runsChanged?.(e); };
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)

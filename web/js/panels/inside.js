@@ -49,14 +49,19 @@ export function setupInside(app) {
     `broad if its entropy ≥ ${t.broad} × the uniform maximum; otherwise mixed.`;
 
   let chosenKey = '';         // the run chosen by hand (a loaded file may have as many heads as a trained run)
-  const current = () => app.runs.get(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
-    ?? [...app.runs.values()][0] ?? null;
+  // every run there is to look at: panel 4's (and a loaded file) first, then the induction panel's two models (their
+  // keys, L2 and L1, are not panel 4's); the inspector reads a task run on its probe sequence
+  const allRuns = () => [...app.runs.values(), ...(app.inductionRuns?.() ?? [])];
+  const byKey = (key) => allRuns().find((r) => r.key === key);
+  const current = () => byKey(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
+    ?? allRuns()[0] ?? null;
+  const induction = (r) => r.settings?.task === 'induction';
 
   // ---------------------------------------------------------------- the run list and the slider
   // before any model: how to get one, naming only the training panels that are on the page (embedded alone,
   // panel=inside, there is none: the file is the way)
   function sayHowToStart() {
-    const trainers = [app.shows('heads') ? 'panel 4' : ''].filter(Boolean);
+    const trainers = [app.shows('heads') ? 'panel 4' : '', app.shows('induction') ? 'panel 7' : ''].filter(Boolean);
     ui.emptyText.textContent = trainers.length
       ? `Train the models in ${trainers.join(' or ')}, or load a .safetensors model here, to look inside them.`
       : 'No model to look inside yet: load a .safetensors model here (one saved from this page with “Download this ' +
@@ -64,7 +69,7 @@ export function setupInside(app) {
   }
 
   function drawRuns() {
-    const all = [...app.runs.values()].filter((r) => r.facts);
+    const all = allRuns().filter((r) => r.facts);
     ui.empty.hidden = all.length > 0;
     sayHowToStart();
     ui.body.hidden = all.length === 0;
@@ -77,7 +82,7 @@ export function setupInside(app) {
         const input = el('input', { type: 'radio', name: 'inside-run', value: r.key });
         input.addEventListener('change', () => {
           chosenKey = r.key;
-          app.state.irun = r.key === 'upload' ? (r.facts?.nHeads ?? app.state.irun) : r.settings.nHeads;
+          if (!induction(r)) app.state.irun = r.key === 'upload' ? (r.facts?.nHeads ?? app.state.irun) : r.settings.nHeads;
           app.save();
           ablated.clear();
           ui.tie.checked = false;
@@ -85,7 +90,7 @@ export function setupInside(app) {
           refresh(true);
           drawTrace();
         });
-        return el('label', {}, input, r.label);
+        return el('label', {}, input, induction(r) ? `induction: ${r.label}` : r.label);
       }));
     }
     for (const input of ui.runs.querySelectorAll('input')) input.checked = input.value === run?.key;
