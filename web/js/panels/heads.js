@@ -299,7 +299,9 @@ export function setupHeads(app) {
       runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
     const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
-    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline' });
+    // the loss is per character of text, or per token of the offsets task (before any run is set up: the chosen task)
+    const unit = (all.find((r) => r.facts)?.facts.task ?? (offsets() ? 'offsets' : 'char')) === 'char' ? 'character' : 'token';
+    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline', unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
     profiles.update((comparison?.heads ?? []).map((H) => {
