@@ -173,7 +173,7 @@ export function setupInduction(app) {
     }
     ui.scores.replaceChildren(rows.length ? table(
       `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
-      ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table' }) : '');
+      ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table', stack: true }) : '');
   }
 
   // ---------------------------------------------------------------- layer 0 switched off

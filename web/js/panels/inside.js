@@ -191,8 +191,11 @@ export function setupInside(app) {
   }
 
   function drawScores(maps, scores) {
-    const head = el('tr', {}, ...['layer', 'head', 'previous-token', 'first-token', 'entropy (nats) / uniform',
-      `induction (probe of ${scores.probeLen})`, 'label', 'switched on'].map((c) => el('th', { scope: 'col' }, c)));
+    const columns = ['layer', 'head', 'previous-token', 'first-token', 'entropy (nats) / uniform',
+      `induction (probe of ${scores.probeLen})`, 'label', 'switched on'];
+    const head = el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)));
+    // on a phone each row stacks into "column  value" lines (table.stack, style.css): every cell names its column
+    const cell = (i, content) => el(i === 1 ? 'th' : 'td', { ...(i === 1 ? { scope: 'row' } : {}), 'data-label': columns[i] }, content);
     const body = el('tbody');
     for (let l = 0; l < maps.L; ++l)
       for (let h = 0; h < maps.H; ++h) {
@@ -203,18 +206,18 @@ export function setupInside(app) {
           if (box.checked) ablated.delete(key); else ablated.add(key);
           refresh(true);
         });
-        body.append(el('tr', {}, el('td', {}, l), el('th', { scope: 'row' }, h),
-          el('td', {}, scores.previous[i].toFixed(2)), el('td', {}, scores.first[i].toFixed(2)),
-          el('td', {}, `${scores.entropy[i].toFixed(2)} / ${scores.maxEntropy[i].toFixed(2)}`),
-          el('td', {}, scores.induction[i].toFixed(2)), el('td', {}, ablated.has(key) ? `${scores.labels[i]} (off)` : scores.labels[i]),
-          el('td', {}, box)));
+        body.append(el('tr', {}, cell(0, l), cell(1, h),
+          cell(2, scores.previous[i].toFixed(2)), cell(3, scores.first[i].toFixed(2)),
+          cell(4, `${scores.entropy[i].toFixed(2)} / ${scores.maxEntropy[i].toFixed(2)}`),
+          cell(5, scores.induction[i].toFixed(2)), cell(6, ablated.has(key) ? `${scores.labels[i]} (off)` : scores.labels[i]),
+          cell(7, box)));
       }
     ui.scores.replaceChildren(
       el('p', { class: 'table-caption', id: 'i-scores-caption' }, 'Scores of every head. Previous-token, first-token and ' +
         'entropy are measured on your sentence; the induction score on a fixed random sequence [unknown symbol, r, r] ' +
         'whose second half repeats the first. Untick a head to switch it off (its output becomes zero) and see the ' +
         'validation loss change.'),
-      el('table', { class: 'scores-table', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
+      el('table', { class: 'scores-table stack', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
         el('thead', {}, head), body));
   }
 

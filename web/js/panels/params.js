@@ -38,7 +38,7 @@ export function setupParams(app) {
       `Every tensor of ${app.shows('heads') ? 'the models in panel 4' : 'the character models this page trains'} (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
       (equal ? `The totals are the same for H = ${heads.join(', ')}: ${count(first.total)} parameters; per layer the attention holds ` +
         `4D² + 4D = ${count(4 * s.cD * s.cD + 4 * s.cD)}.` : 'The totals differ.'),
-      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger' }));
+      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger', stack: true }));
   }
 
   function drawKv() {
