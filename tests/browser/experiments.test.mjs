@@ -3,49 +3,23 @@
 //   node --test --test-reporter=spec tests/browser/experiments.test.mjs
 // Short budgets, far below the panels' defaults, keep the file quick; it logs how long each training took (the
 // timings: docs/experiments.md). Screenshots go to tests/browser/output/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { paintedPixels } from '../../scripts/chromium.mjs';
+import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const BREAK = 'panel=break&variants=no_transpose_split,no_transpose_merge&bsteps=16&bbatch=4&bseeds=1';
 const INDUCTION = 'panel=induction&nsteps=80';
 
-let server, base, host, hostBase, browser, context, breakPage, inductionPage;
-const consoleErrors = [];
-const foreignRequests = [];
+const session = pageSession({ course: { height: 900 } });
+const { consoleErrors, foreignRequests } = session;
+let breakPage, inductionPage;
 
-before(async () => {
-  ({ server, url: base } = await startServer({ port: 0 }));
-  ({ server: host, url: hostBase } = await serveOnePage(`<!doctype html><html><head><title>course page</title></head><body>
-      <iframe id="lab" title="mha-sandbox" sandbox="allow-scripts" style="width: 100%; height: 900px; border: 0"
-        src="${base}?embed=1&panel=break#variants=no_transpose_merge&bsteps=6&bbatch=2"></iframe></body></html>`));
-  browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
-  ({ context } = browser);
-  context.setDefaultTimeout(20_000);
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-  host?.close();
-});
-
-function watch(p) {
-  watchPage(p, { errors: consoleErrors, foreign: foreignRequests });
-}
-
-async function openPage(hash) {
-  const p = await context.newPage();
-  watch(p);
-  await p.goto(base + '#' + hash);
-  await p.waitForSelector('html[data-ready="true"]');
-  return p;
-}
+const openPage = (hash) => session.openPage('#' + hash);
 
 
 // ------------------------------------------------------------------------------------------ break it
@@ -197,12 +171,8 @@ test('induction heads: "switch layer 0 off" shows the core\'s measurement withou
 
 // ------------------------------------------------------------------------------------------ embedding, screenshots
 test('break it inside <iframe sandbox="allow-scripts">: the classic-script build runs it to completion', async () => {
-  const p = await context.newPage();
-  watch(p);
+  const { p, frame } = await session.openFramed('?embed=1&panel=break#variants=no_transpose_merge&bsteps=6&bbatch=2');
   try {
-    await p.goto(hostBase);
-    const frame = p.frameLocator('#lab');
-    await frame.locator('html[data-ready="true"]').waitFor();
     assert.equal(await frame.locator('html').evaluate(() => self.origin), 'null');
     assert.equal(await frame.locator('#panel-break').isVisible(), true);
     await frame.locator('#b-start').click();

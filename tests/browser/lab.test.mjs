@@ -241,16 +241,22 @@ test('invalid head counts, sizes and empty or out-of-range fields are sentences,
 
 test('text that is too large, empty or shorter than the context is refused with the limit stated', async () => {
   const p = await openPage('#panel=heads&corpus=pasted&steps=5&batch=2&context=32&seeds=1');
+  // the browser lays out and then replaces 8 MiB in the text box: slow on a loaded machine, never wrong. Every
+  // action on the page until the box is small again gets time enough
+  const SLOW = { timeout: 120_000 };
   try {
-    await p.evaluate(() => {
+    const bytes = await p.evaluate(() => {
       const t = document.getElementById('c-text');
-      t.value = 'a'.repeat(8 * 1024 * 1024 + 1);
+      t.value = 'a'.repeat(8 * 1024 * 1024 + 1);  // one byte over the limit
       t.dispatchEvent(new Event('input'));
+      return new TextEncoder().encode(t.value).length;
     });
-    assert.match(await p.locator('#c-text-info').textContent(), /at most 8,388,608 bytes/);
-    await p.click('#c-start');
-    assert.match(await p.locator('#c-error').textContent(), /8\.0 MiB; at most 8 MiB is supported/);
-    await p.fill('#c-text', 'far too short');
+    assert.equal(bytes, 8 * 1024 * 1024 + 1);
+    assert.match(await p.locator('#c-text-info').textContent(SLOW), /8,388,609 bytes of UTF-8.*at most 8,388,608 bytes/);
+    await p.click('#c-start', SLOW);
+    await p.waitForFunction(() => /MiB is supported/.test(document.getElementById('c-error').textContent), null, SLOW);
+    assert.match(await p.locator('#c-error').textContent(SLOW), /8\.0 MiB; at most 8 MiB is supported/);
+    await p.fill('#c-text', 'far too short', SLOW);
     await p.click('#c-start');
     await p.waitForFunction(() => /needs at least/.test(document.getElementById('c-error').textContent));
     await p.fill('#c-text', '');

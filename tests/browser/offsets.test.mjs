@@ -88,6 +88,8 @@ test('an offsets comparison (one seed) trains the task\'s model and shows the co
   try {
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
+    // the task predicts a token per position: its loss is counted per token, not per character
+    assert.match(await p.locator('#c-values caption').textContent(), /^Validation loss \(nats per token\)/);
     const runs = await finals(p, [1, 4]);
     const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
     for (const [r] of runs) {

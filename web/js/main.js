@@ -35,7 +35,7 @@ const ui = {
   dh: $('out-dh'), params: $('out-params'), tokens: $('out-tokens'),
   sizesError: $('sizes-error'), attentionError: $('attention-error'),
   notice: $('link-notice'), noticeText: $('link-notice-text'), noticeClose: $('link-notice-close'),
-  simdArch: $('simd-arch'),
+  simdArch: $('simd-arch'), sizesBoth: $('sizes-both'),
   panelBox: $('intro'), reshapePanel: $('panel-reshape'), attentionPanel: $('panel-attention'), sizes: $('card-sizes'),
   workedPanel: $('panel-worked'), headsPanel: $('panel-heads'), insidePanel: $('panel-inside'), paramsPanel: $('panel-params'),
   breakPanel: $('panel-break'), inductionPanel: $('panel-induction'),
@@ -108,7 +108,9 @@ function render() {
   showError(ui.sizesError, sizesOk ? '' : (layouts.canonical.error ?? layouts.swapped.error));
   ui.D.setAttribute('aria-invalid', String(!sizesOk));
   ui.H.setAttribute('aria-invalid', String(!sizesOk));
-  for (const o of ORDERS) views.reshape[o].update(sizesOk ? { layout: layouts[o], active: o === order } : null);
+  // the badge names panel 2 only where panel 2 is in the page (an embedded reshape panel may be alone)
+  const badge = app.shows('attention') ? 'used in panel 2' : 'the order chosen above';
+  for (const o of ORDERS) views.reshape[o].update(sizesOk ? { layout: layouts[o], active: o === order, badge } : null);
   ui.dh.textContent = sizesOk ? String(layouts.canonical.headSize) : '–';
   const params = attentionParams(D);
   ui.params.textContent = params.ok ? params.params.toLocaleString('en-US') : '–';
@@ -141,6 +143,7 @@ function showPanels(layout = state) {
   ui.sizes.hidden = !(on('reshape') || on('attention'));
   ui.panelBox.hidden = ui.sizes.hidden;
   ui.panelBox.classList.toggle('both', on('reshape') && on('attention'));
+  ui.sizesBoth.hidden = !(on('reshape') && on('attention'));
   ui.workedPanel.hidden = !on('worked');
   ui.headsPanel.hidden = !on('heads');
   ui.breakPanel.hidden = !on('break');
@@ -148,6 +151,7 @@ function showPanels(layout = state) {
   ui.insidePanel.hidden = !on('inside');
   if (!ui.insidePanel.hidden) panels.inside?.onShow();
   ui.paramsPanel.hidden = !on('params');
+  if (!ui.paramsPanel.hidden) panels.params?.drawLedger();  // its caption names panel 4 only when panel 4 is shown
   document.documentElement.classList.toggle('embed', layout.embed === '1');
   // hide=…: one CSS rule per hideable control, so controls that views create later are hidden too
   if (!document.getElementById('hide-rules')) {
@@ -231,6 +235,11 @@ const app = {
     if (e.type === RUN_EVENT.ready || e.type === RUN_EVENT.reset) panels.params?.drawLedger();
   },
   vocabSize: () => panels.heads?.vocabSize(),
+  // whether a panel is on the page: an embedded frame may hold one panel or a few, and no sentence may send the
+  // reader to a panel that is not there
+  shows: (name) => { const { panel } = state ?? readLayout(location.hash, location.search); return panel.includes('all') || panel.includes(name); },
+  // the induction panel's runs, which "Look inside" lists beside panel 4's
+  inductionRuns: () => panels.induction?.runs() ?? [],
   paramsChanged: () => panels.params?.drawLedger(),
 };
 const panels = {};

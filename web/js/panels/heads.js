@@ -299,7 +299,9 @@ export function setupHeads(app) {
       runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
     const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
-    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline' });
+    // the loss is per character of text, or per token of the offsets task (before any run is set up: the chosen task)
+    const unit = (all.find((r) => r.facts)?.facts.task ?? (offsets() ? 'offsets' : 'char')) === 'char' ? 'character' : 'token';
+    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline', unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
     profiles.update((comparison?.heads ?? []).map((H) => {
@@ -441,7 +443,8 @@ export function setupHeads(app) {
     if (run.key === 'upload' && run.status === 'ready') {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
-      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: look inside it in panel 6, or train it further on the chosen text.`), b);
+      const look = app.shows('inside') ? 'look inside it in panel 6, or ' : '';  // panel 6 may not be in this frame
+      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: ${look}train it further on the chosen text.`), b);
     }
     // done, but it learned nothing a context-free guess does not know: say so rather than a plain "done"
     const val = run.val.loss.at(-1), baseline = run.facts?.baselineLoss;

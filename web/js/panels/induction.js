@@ -88,8 +88,10 @@ export function setupInduction(app) {
   }
 
   // schedule is looked up when an event arrives: it is defined below, with the drawing
-  const onEvent = sideBySideHandler({ runs, showError, status: ui.status,
+  const panelEvent = sideBySideHandler({ runs, showError, status: ui.status,
     schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace] });
+  // "Look inside" lists these runs too: it hears their events as it hears panel 4's
+  const onEvent = (e) => { panelEvent(e); app.runsChanged?.(e); };
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
@@ -171,7 +173,7 @@ export function setupInduction(app) {
     }
     ui.scores.replaceChildren(rows.length ? table(
       `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
-      ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table' }) : '');
+      ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table', stack: true }) : '');
   }
 
   // ---------------------------------------------------------------- layer 0 switched off

@@ -49,19 +49,27 @@ export function setupInside(app) {
     `broad if its entropy ≥ ${t.broad} × the uniform maximum; otherwise mixed.`;
 
   let chosenKey = '';         // the run chosen by hand (a loaded file may have as many heads as a trained run)
-  const current = () => app.runs.get(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
-    ?? [...app.runs.values()][0] ?? null;
+  // every run there is to look at: panel 4's (and a loaded file) first, then the induction panel's two models (their
+  // keys, L2 and L1, are not panel 4's); the inspector reads a task run on its probe sequence
+  const allRuns = () => [...app.runs.values(), ...(app.inductionRuns?.() ?? [])];
+  const byKey = (key) => allRuns().find((r) => r.key === key);
+  const current = () => byKey(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
+    ?? allRuns()[0] ?? null;
+  const induction = (r) => r.settings?.task === 'induction';
 
   // ---------------------------------------------------------------- the run list and the slider
-  // before any model: how to get one. Embedded alone (panel=inside) there is no panel 4 to train in
+  // before any model: how to get one, naming only the training panels that are on the page (embedded alone,
+  // panel=inside, there is none: the file is the way)
   function sayHowToStart() {
-    ui.emptyText.textContent = $('panel-heads').hidden
-      ? 'No model to look inside yet: load a .safetensors model here (a frame can also show the training panel: panel=heads,inside).'
-      : 'Train the models in panel 4, or load a .safetensors model here, to look inside them.';
+    const trainers = [app.shows('heads') ? 'panel 4' : '', app.shows('induction') ? 'panel 7' : ''].filter(Boolean);
+    ui.emptyText.textContent = trainers.length
+      ? `Train the models in ${trainers.join(' or ')}, or load a .safetensors model here, to look inside them.`
+      : 'No model to look inside yet: load a .safetensors model here (one saved from this page with “Download this ' +
+        'model”, or by mha-train --save).';
   }
 
   function drawRuns() {
-    const all = [...app.runs.values()].filter((r) => r.facts);
+    const all = allRuns().filter((r) => r.facts);
     ui.empty.hidden = all.length > 0;
     sayHowToStart();
     ui.body.hidden = all.length === 0;
@@ -74,7 +82,7 @@ export function setupInside(app) {
         const input = el('input', { type: 'radio', name: 'inside-run', value: r.key });
         input.addEventListener('change', () => {
           chosenKey = r.key;
-          app.state.irun = r.key === 'upload' ? (r.facts?.nHeads ?? app.state.irun) : r.settings.nHeads;
+          if (!induction(r)) app.state.irun = r.key === 'upload' ? (r.facts?.nHeads ?? app.state.irun) : r.settings.nHeads;
           app.save();
           ablated.clear();
           ui.tie.checked = false;
@@ -82,7 +90,7 @@ export function setupInside(app) {
           refresh(true);
           drawTrace();
         });
-        return el('label', {}, input, r.label);
+        return el('label', {}, input, induction(r) ? `induction: ${r.label}` : r.label);
       }));
     }
     for (const input of ui.runs.querySelectorAll('input')) input.checked = input.value === run?.key;
@@ -183,8 +191,11 @@ export function setupInside(app) {
   }
 
   function drawScores(maps, scores) {
-    const head = el('tr', {}, ...['layer', 'head', 'previous-token', 'first-token', 'entropy (nats) / uniform',
-      `induction (probe of ${scores.probeLen})`, 'label', 'switched on'].map((c) => el('th', { scope: 'col' }, c)));
+    const columns = ['layer', 'head', 'previous-token', 'first-token', 'entropy (nats) / uniform',
+      `induction (probe of ${scores.probeLen})`, 'label', 'switched on'];
+    const head = el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)));
+    // on a phone each row stacks into "column  value" lines (table.stack, style.css): every cell names its column
+    const cell = (i, content) => el(i === 1 ? 'th' : 'td', { ...(i === 1 ? { scope: 'row' } : {}), 'data-label': columns[i] }, content);
     const body = el('tbody');
     for (let l = 0; l < maps.L; ++l)
       for (let h = 0; h < maps.H; ++h) {
@@ -195,18 +206,18 @@ export function setupInside(app) {
           if (box.checked) ablated.delete(key); else ablated.add(key);
           refresh(true);
         });
-        body.append(el('tr', {}, el('td', {}, l), el('th', { scope: 'row' }, h),
-          el('td', {}, scores.previous[i].toFixed(2)), el('td', {}, scores.first[i].toFixed(2)),
-          el('td', {}, `${scores.entropy[i].toFixed(2)} / ${scores.maxEntropy[i].toFixed(2)}`),
-          el('td', {}, scores.induction[i].toFixed(2)), el('td', {}, ablated.has(key) ? `${scores.labels[i]} (off)` : scores.labels[i]),
-          el('td', {}, box)));
+        body.append(el('tr', {}, cell(0, l), cell(1, h),
+          cell(2, scores.previous[i].toFixed(2)), cell(3, scores.first[i].toFixed(2)),
+          cell(4, `${scores.entropy[i].toFixed(2)} / ${scores.maxEntropy[i].toFixed(2)}`),
+          cell(5, scores.induction[i].toFixed(2)), cell(6, ablated.has(key) ? `${scores.labels[i]} (off)` : scores.labels[i]),
+          cell(7, box)));
       }
     ui.scores.replaceChildren(
       el('p', { class: 'table-caption', id: 'i-scores-caption' }, 'Scores of every head. Previous-token, first-token and ' +
         'entropy are measured on your sentence; the induction score on a fixed random sequence [unknown symbol, r, r] ' +
         'whose second half repeats the first. Untick a head to switch it off (its output becomes zero) and see the ' +
         'validation loss change.'),
-      el('table', { class: 'scores-table', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
+      el('table', { class: 'scores-table stack', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
         el('thead', {}, head), body));
   }
 

@@ -24,7 +24,8 @@ export function setupParams(app) {
     const ledgers = heads.map((H) => parameterLedger({ vocab: V, dModel: s.cD, nHeads: H, nLayers: s.layers, context: s.context, mlp: true }));
     const bad = ledgers.find((l) => !l.ok);
     if (!heads.length || bad) {
-      ledgerRoot.replaceChildren(el('p', { class: 'alert', role: 'alert' }, bad ? app.readable(bad.error) : 'Choose the head counts in panel 4.'));
+      ledgerRoot.replaceChildren(el('p', { class: 'alert', role: 'alert' }, bad ? app.readable(bad.error)
+        : app.shows('heads') ? 'Choose the head counts in panel 4.' : 'No head counts to count: heads= in the address lists none.'));
       return;
     }
     const first = ledgers[0];
@@ -34,10 +35,10 @@ export function setupParams(app) {
     rows.push([el('strong', {}, 'total'), ...ledgers.map((l) => el('strong', {}, count(l.total)))]);
     const equal = new Set(ledgers.map((l) => l.total)).size === 1;
     ledgerRoot.replaceChildren(table(
-      `Every tensor of the models in panel 4 (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
+      `Every tensor of ${app.shows('heads') ? 'the models in panel 4' : 'the character models this page trains'} (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
       (equal ? `The totals are the same for H = ${heads.join(', ')}: ${count(first.total)} parameters; per layer the attention holds ` +
         `4D² + 4D = ${count(4 * s.cD * s.cD + 4 * s.cD)}.` : 'The totals differ.'),
-      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger' }));
+      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger', stack: true }));
   }
 
   function drawKv() {

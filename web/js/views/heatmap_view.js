@@ -9,7 +9,7 @@ const SETTINGS = {
   font: '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   maxLabel: 96,      // px: longer tokens are shortened with …
-  minCell: 6,        // px: below this the canvas scrolls sideways instead of shrinking
+  minCell: 4,        // px: below this the canvas scrolls sideways instead of shrinking (64 positions fit a phone)
   maxCell: 28,       // px
   gap: 6,            // px between labels and cells
   minFont: 10,       // px: labels never smaller (legible on a phone); thinned out instead, with the rule stated
@@ -53,6 +53,13 @@ export class HeatmapView {
       this.details.before(el('p', { class: 'heatmap-tools' }, b));
     }
     this.details.addEventListener('toggle', () => this.details.open && this.buildTable());
+    // a narrower or wider column (a phone turned, a window resized): the cells take the new width
+    let drawnWidth = 0;
+    new ResizeObserver(() => {
+      if (!this.data || this.root.clientWidth === drawnWidth) return;
+      drawnWidth = this.root.clientWidth;
+      this.draw();
+    }).observe(root);
     this.canvas.addEventListener('keydown', (e) => this.onKey(e));
     this.canvas.addEventListener('focus', () => { this.cursorShown = true; this.draw(); this.say(); });
     this.canvas.addEventListener('blur', () => { this.cursorShown = false; this.draw(); });

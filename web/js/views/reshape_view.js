@@ -43,7 +43,8 @@ export class ReshapeView {
 
   /**
    * @param {{layout: {dModel: number, nHeads: number, headSize: number, head: Int32Array, lane: Int32Array},
-   *          active: boolean} | null} data layout from engine.headLayout (ok); null clears the view
+   *          active: boolean, badge?: string} | null} data layout from engine.headLayout (ok); null clears the view;
+   *   badge: what the active order's badge says (default: 'used in panel 2')
    */
   update(data) {
     this.vector.replaceChildren();
@@ -57,6 +58,7 @@ export class ReshapeView {
     }
     const { dModel: D, nHeads: H, headSize: hs, head, lane } = data.layout;
     this.badge.hidden = !data.active;
+    this.badge.textContent = data.badge ?? 'used in panel 2';
     this.root.classList.toggle('is-active', data.active);
 
     // the vector: channel c, coloured by its head, labelled with both

@@ -81,11 +81,13 @@ export class SeedCurvesView extends UPlotChart {
   }
 
   /**
-   * @param {{groups: Group[], baseline: number|null, baselineLabel?: string}} data baselineLabel: what the baseline
-   *   is ('unigram baseline' by default; the offsets task's is a uniform guess)
+   * @param {{groups: Group[], baseline: number|null, baselineLabel?: string, unit?: string}} data baselineLabel: what
+   *   the baseline is ('unigram baseline' by default; the offsets task's is a uniform guess); unit: what the loss is
+   *   counted per ('character' by default; the offsets task predicts a token per position)
    */
-  update({ groups, baseline, baselineLabel = 'unigram baseline' }) {
-    const key = groups.map((g) => `${g.label}×${g.seeds}`).join('|') + (baseline ? `|${baselineLabel}` : '');
+  update({ groups, baseline, baselineLabel = 'unigram baseline', unit = 'character' }) {
+    this.unit = unit;
+    const key = groups.map((g) => `${g.label}×${g.seeds}`).join('|') + (baseline ? `|${baselineLabel}` : '') + `|${unit}`;
     const runs = groups.flatMap((g) => g.runs);
     const last = Math.max(1, ...runs.map((r) => Math.max(r.train.step.at(-1) ?? 0, r.val.step.at(-1) ?? 0)));
     const X = last + 1;
@@ -126,7 +128,7 @@ export class SeedCurvesView extends UPlotChart {
     return {
       width: this.width(), height: this.size.height,
       scales: { x: { time: false } },
-      axes: [{ label: 'training step' }, { label: 'loss (nats per character)' }],
+      axes: [{ label: 'training step' }, { label: `loss (nats per ${this.unit})` }],
       series,
       bands,
       // drag across to zoom in on the tail; double-click zooms out. The legend shows each series at its measurement
@@ -156,7 +158,7 @@ export class SeedCurvesView extends UPlotChart {
       body.append(el('tr', {}, el('th', { scope: 'row' }, String(s)), ...val.map((v) => el('td', {}, cell(v, s)))));
     }
     this.valuesRoot.replaceChildren(el('table', {},
-      el('caption', {}, 'Validation loss (nats per character) by step: the mean over the seeds, their range in brackets ' +
+      el('caption', {}, `Validation loss (nats per ${this.unit}) by step: the mean over the seeds, their range in brackets ` +
         '(a seed measured a few steps off is read off its curve)'),
       el('thead', {}, head), body));
   }
