@@ -43,7 +43,7 @@ const storedRun = (p, id) => p.evaluate((key) => new Promise((ok, fail) => {
     get.onsuccess = () => {
       const r = get.result;
       ok(r ? { status: r.run.status, stepsDone: r.run.stepsDone, lastFull: r.run.lastFull?.step ?? null,
-        snapshots: r.run.snapshots.length } : null);
+        snapshots: r.run.snapshots.length, bytes: r.bytes } : null);
       open.result.close();
     };
     get.onerror = () => fail(get.error);
@@ -64,7 +64,7 @@ test('a reload after training gives the runs back: curves, table, sample, and Lo
     const table = await p.locator('#c-final table').textContent();
 
     await reloaded(p);
-    await p.waitForSelector('html[data-comparison="done"]');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
     await p.waitForFunction(() => globalThis.mhaDebug.runs().every((r) => r.facts));
     const back = await runsOf(p);
     assert.deepEqual(back.map((r) => [r.key, r.status, r.stepsDone]), [['H1', 'done', 24], ['H4', 'done', 24]]);
@@ -120,7 +120,7 @@ test('a reload during training gives the run back paused at its last full snapsh
     assert.equal((await storedRun(p, 'heads:H4')).lastFull, live.lastFull);
 
     await reloaded(p);
-    await p.waitForFunction(() => globalThis.mhaDebug.runs()[0]?.status === 'paused');
+    await p.waitForFunction(() => globalThis.mhaDebug.runs()[0]?.status === 'paused', null, { timeout: 60_000 });
     const [back] = await runsOf(p);
     assert.equal(back.stepsDone, live.lastFull);
     assert.ok(back.trainLast <= back.stepsDone && back.valSteps.at(-1) <= back.stepsDone, JSON.stringify(back));
@@ -138,6 +138,79 @@ test('a reload during training gives the run back paused at its last full snapsh
     // the curve continues from the snapshot: one point per step, no step twice
     assert.equal(end.train, 400);
     assert.equal(end.trainLast, 400);
+  } finally {
+    await p.close();
+  }
+});
+
+test('break and induction get their runs back too: the verdict table, the causality badges, the measurements', async () => {
+  const p = await openPage('#panel=break,induction&bsteps=20&bbatch=4&bseeds=2&variants=no_wo&nsteps=40');
+  try {
+    await p.click('#b-start');
+    await p.click('#n-start');
+    await p.waitForSelector('html[data-breakit="done"][data-induction="done"]', { timeout: 120_000 });
+    await p.waitForSelector('#panel-break [data-saved-runs="6"]');
+    const state = () => p.evaluate(() => ({
+      break: globalThis.mhaDebug.breakRuns().map((r) => [r.key, r.status, r.stepsDone, r.val.loss.at(-1), r.causality.trained?.causal ?? null]),
+      induction: globalThis.mhaDebug.inductionRuns().map((r) => [r.key, r.status, r.stepsDone, r.induction.length]),
+    }));
+    const before = await state();
+    const table = await p.locator('#b-final').textContent();
+    const summary = await p.locator('#n-summary').textContent();
+    await reloaded(p);
+    await p.waitForSelector('html[data-breakit="done"][data-induction="done"]', { timeout: 60_000 });
+    assert.deepEqual(await state(), before);
+    assert.equal(await p.locator('#b-final').textContent(), table);
+    assert.equal(await p.locator('#n-summary').textContent(), summary);
+    assert.match(await p.locator('#b-runs .variant-card').first().textContent(), /restored \(trained .*\) · done · step 20 \/ 20/);
+    assert.match(await p.locator('#n-runs').textContent(), /2 layers · restored \(trained .*\) · done · step 40 \/ 40/);
+    // the 2-layer model's worker holds its final weights: layer 0 can be switched off on it
+    await p.click('#n-layer0');
+    await p.waitForFunction(() => /switched off/i.test(document.getElementById('n-layer0-result').textContent));
+  } finally {
+    await p.close();
+  }
+});
+
+test('a link that would leave the page while a run trains opens in a new tab', async () => {
+  const p = await openPage('#panel=induction&nsteps=4000');
+  try {
+    await p.click('#n-start');
+    await p.waitForFunction(() => globalThis.mhaDebug.inductionRuns().some((r) => r.status === 'running'));
+    const [tab] = await Promise.all([session.context.waitForEvent('page'), p.click('#n-long')]);
+    await tab.waitForLoadState();
+    assert.match(tab.url(), /[?&]ntask=long/);
+    await tab.close();
+    // this page stayed, its runs still training
+    assert.doesNotMatch(p.url(), /ntask=long/);
+    assert.ok(await p.evaluate(() => globalThis.mhaDebug.inductionRuns().every((r) => r.status === 'running')));
+    await p.click('#n-stop');
+  } finally {
+    await p.close();
+  }
+});
+
+test('what one default-size heads run costs the store: its weights snapshots and a little more', async () => {
+  // the default model and schedule (batch 1: the same weights, quicker), one run
+  const p = await openPage('#panel=heads&heads=4&seeds=1&batch=1');
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const { params, snapshots, steps } = await p.evaluate(() => {
+      const r = globalThis.mhaDebug.runs()[0];
+      return { params: r.facts.params, snapshots: r.snapshots.length, steps: r.stepsDone };
+    });
+    let stored = null;
+    for (let i = 0; i < 100 && stored?.status !== 'done'; ++i) {
+      stored = await storedRun(p, 'heads:H4');
+      await p.waitForTimeout(100);
+    }
+    assert.equal(stored.snapshots, snapshots);
+    const mb = stored.bytes / 2 ** 20;
+    const weights = (4 * params) / 2 ** 20;  // one snapshot: fp32 weights (plus a small safetensors header)
+    console.log(`# a ${steps}-step heads run (${params} parameters): ${snapshots} snapshots of ${weights.toFixed(2)} MB; ` +
+      `the store holds ${mb.toFixed(2)} MB`);
+    assert.ok(mb >= snapshots * weights - 0.05 && mb <= snapshots * weights + 1, `${mb} MB for ${snapshots} × ${weights} MB`);
   } finally {
     await p.close();
   }

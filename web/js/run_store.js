@@ -6,13 +6,13 @@
 // each training text is kept once, by content. No DOM in this file.
 //
 // The size cap and what goes first. The store holds at most CAP_BYTES (100 MB). A tiny-char model's weights are
-// about 0.44 MB (1.3 MB with the AdamW state): a finished heads run with its 11 scrubbing snapshots takes about
-// 4.9 MB, so the default comparison (9 runs) takes about 44 MB. When a save would go over the cap, in this order:
+// about 0.43 MB (1.3 MB with the AdamW state): a finished 300-step heads run with its 11 scrubbing snapshots takes
+// 4.8 MB (docs/experiments.md), so the default comparison (9 runs) about 43 MB. When a save would go over the cap:
 //   1. scrubbing snapshots go: the oldest-saved run first, all but its last weights (a finished run keeps its final
 //      weights, so Look inside still works; only the slider's earlier steps are lost), run by run;
 //   2. then whole finished runs, the oldest-saved first;
 //   3. then whole paused (was training) runs, the oldest-saved first.
-// A run that does not fit alone is not kept (the panel's line says so).
+// A run that does not fit alone is not kept.
 //
 // Where IndexedDB is missing or refused (a sandboxed frame without its own origin, some browsers from file://,
 // private mode, storage switched off or full), openRunStore resolves to a store whose `reason` says why, and the
