@@ -50,6 +50,17 @@ const storedRun = (p, id) => p.evaluate((key) => new Promise((ok, fail) => {
   };
 }), id);
 
+// waits until the store holds a record as wanted (saves are throttled and written in the background)
+async function waitStored(p, id, wanted) {
+  let r = null;
+  for (let i = 0; i < 200 && !(r && wanted(r)); ++i) {
+    r = await storedRun(p, id);
+    if (!(r && wanted(r))) await p.waitForTimeout(100);
+  }
+  assert.ok(r && wanted(r), `${id}: ${JSON.stringify(r)}`);
+  return r;
+}
+
 test('a reload after training gives the runs back: curves, table, sample, and Look inside works on them', async () => {
   const p = await openPage(`#${TINY}`);
   try {
@@ -111,13 +122,8 @@ test('a reload during training gives the run back paused at its last full snapsh
     await p.waitForFunction(() => globalThis.mhaDebug.runs()[0].status === 'paused');
     const [live] = await runsOf(p);
     assert.ok(live.lastFull < 400, JSON.stringify(live));
-    // the store holds the last full snapshot (saves are throttled: wait for it)
-    for (let i = 0; i < 100; ++i) {
-      const s = await storedRun(p, 'heads:H4');
-      if (s?.lastFull === live.lastFull) break;
-      await p.waitForTimeout(100);
-    }
-    assert.equal((await storedRun(p, 'heads:H4')).lastFull, live.lastFull);
+    // the store holds the last full snapshot
+    await waitStored(p, 'heads:H4', (r) => r.lastFull === live.lastFull);
 
     await reloaded(p);
     await p.waitForFunction(() => globalThis.mhaDebug.runs()[0]?.status === 'paused', null, { timeout: 60_000 });
@@ -149,7 +155,8 @@ test('break and induction get their runs back too: the verdict table, the causal
     await p.click('#b-start');
     await p.click('#n-start');
     await p.waitForSelector('html[data-breakit="done"][data-induction="done"]', { timeout: 120_000 });
-    await p.waitForSelector('#panel-break [data-saved-runs="6"]');
+    for (const id of ['canonical', 'canonical-seed2', 'no_wo', 'no_wo-seed2']) await waitStored(p, `break:${id}`, (r) => r.status === 'done');
+    for (const id of ['L2', 'L1']) await waitStored(p, `induction:${id}`, (r) => r.status === 'done');
     const state = () => p.evaluate(() => ({
       break: globalThis.mhaDebug.breakRuns().map((r) => [r.key, r.status, r.stepsDone, r.val.loss.at(-1), r.causality.trained?.causal ?? null]),
       induction: globalThis.mhaDebug.inductionRuns().map((r) => [r.key, r.status, r.stepsDone, r.induction.length]),
@@ -200,11 +207,7 @@ test('what one default-size heads run costs the store: its weights snapshots and
       const r = globalThis.mhaDebug.runs()[0];
       return { params: r.facts.params, snapshots: r.snapshots.length, steps: r.stepsDone };
     });
-    let stored = null;
-    for (let i = 0; i < 100 && stored?.status !== 'done'; ++i) {
-      stored = await storedRun(p, 'heads:H4');
-      await p.waitForTimeout(100);
-    }
+    const stored = await waitStored(p, 'heads:H4', (r) => r.status === 'done');
     assert.equal(stored.snapshots, snapshots);
     const mb = stored.bytes / 2 ** 20;
     const weights = (4 * params) / 2 ** 20;  // one snapshot: fp32 weights (plus a small safetensors header)
@@ -222,7 +225,7 @@ test('"Forget saved runs" empties the store: after another reload nothing comes 
     await p.waitForSelector('html[data-runs-restored="true"]');
     await p.click('#c-start');  // a new comparison: the one before is no longer kept
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
-    await p.waitForSelector('#panel-heads [data-saved-runs="2"]');
+    await waitStored(p, 'heads:H4', (r) => r.status === 'done');
     await p.locator('#panel-heads [data-action="forget-runs"]').click();
     await p.waitForSelector('#panel-heads [data-saved-runs="0"]');
     assert.match(await p.locator('#panel-heads .saved-runs').textContent(), /^Saved runs forgotten: nothing comes back after a reload/);

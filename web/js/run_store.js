@@ -14,6 +14,11 @@
 //   3. then whole paused (was training) runs, the oldest-saved first.
 // A run that does not fit alone is not kept.
 //
+// One tab owns a panel's kept runs: the tab that saved or took them back last (a record `owner:panel`). A tab is
+// known by an id in its sessionStorage, which a reload keeps, and holds a Web Lock of that name while it is open; a
+// page takes back a panel's runs unless their owner is another tab that is still open (two tabs never train the same
+// kept run, and a second tab opens empty).
+//
 // Where IndexedDB is missing or refused (a sandboxed frame without its own origin, some browsers from file://,
 // private mode, storage switched off or full), openRunStore resolves to a store whose `reason` says why, and the
 // page works as before without keeping anything.
@@ -95,6 +100,31 @@ function textId(text) {
   return `text:${text.length}:${h.toString(16)}`;
 }
 
+// ---------------------------------------------------------------- this tab
+// the tab's id (kept by a reload, not by a new tab), and its Web Lock, held while this page is open
+function tabId() {
+  let id = '';
+  try {
+    id = sessionStorage.getItem('mha-sandbox-tab') ?? '';
+    if (!id) sessionStorage.setItem('mha-sandbox-tab', id = `tab-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+  } catch {
+    id = `tab-${Math.random().toString(36).slice(2)}`;  // no sessionStorage here: this page alone
+  }
+  return id;
+}
+
+// the ids of the other tabs open now (their locks), or none where the browser has no Web Locks
+async function otherTabs(own) {
+  try {
+    navigator.locks.request(`mha-sandbox:${own}`, () => new Promise(() => {}));  // released when the page goes
+    const { held = [], pending = [] } = await navigator.locks.query();
+    return new Set([...held, ...pending].map((l) => l.name).filter((n) => n.startsWith('mha-sandbox:tab-') && n !== `mha-sandbox:${own}`)
+      .map((n) => n.slice('mha-sandbox:'.length)));
+  } catch {
+    return new Set();
+  }
+}
+
 // ---------------------------------------------------------------- IndexedDB
 
 const request = (r) => new Promise((ok, fail) => {
@@ -133,6 +163,8 @@ export async function openRunStore() {
     open.onupgradeneeded = () => open.result.createObjectStore('runs', { keyPath: 'id' });
     const db = await request(open);
     const store = new RunStore(db, '');
+    store.tab = tabId();
+    store.otherTabs = await otherTabs(store.tab);
     await store.loadIndex();
     return store;
   } catch (err) {
@@ -153,6 +185,8 @@ export class RunStore {
      *                     thinBytes: number, textId?: string}>} */
     this.index = new Map();
     this.queue = Promise.resolve();  // writes, one after the other
+    this.tab = '';                   // this tab's id, and those of the other tabs open when the page loaded
+    this.otherTabs = new Set();
     this.onChange = () => {};
   }
 
@@ -175,13 +209,17 @@ export class RunStore {
   }
 
   /**
-   * Every record of a panel, with its run's text put back (record.run.text).
+   * Every record of a panel, with its run's text put back (record.run.text); none when another open tab owns them.
+   * Taking them makes this tab their owner.
    * @param {string} panel
    * @returns {Promise<object[]>}
    */
   async load(panel) {
     if (!this.ok) return [];
     try {
+      const owner = this.index.get(`owner:${panel}`);
+      if (owner && this.otherTabs.has(owner.tab)) return [];
+      this.claim(panel);
       const all = await transact(this.db, 'readonly', (s) => request(s.getAll()));
       const records = await all;
       const texts = new Map(records.filter((r) => r.kind === 'text').map((r) => [r.id, r.text]));
@@ -221,6 +259,17 @@ export class RunStore {
         return;
       }
       const r = { id, kind: 'plan', panel, savedAt: Date.now(), plan, bytes: sizeOf(plan) };
+      await transact(this.db, 'readwrite', (s) => s.put(r));
+      this.index.set(id, entryOf(r));
+    });
+  }
+
+  /** Makes this tab the owner of a panel's kept runs (a small record). */
+  claim(panel) {
+    const id = `owner:${panel}`;
+    if (this.index.get(id)?.tab === this.tab) return Promise.resolve();
+    return this.#write(async () => {
+      const r = { id, kind: 'owner', panel: '', savedAt: Date.now(), tab: this.tab, bytes: 0 };
       await transact(this.db, 'readwrite', (s) => s.put(r));
       this.index.set(id, entryOf(r));
     });
@@ -275,7 +324,7 @@ export class RunStore {
 
 function entryOf(r) {
   const e = { id: r.id, kind: r.kind, panel: r.panel, savedAt: r.savedAt, status: r.run?.status ?? '', bytes: r.bytes ?? 0,
-    thinBytes: r.bytes ?? 0, textId: r.textId };
+    thinBytes: r.bytes ?? 0, textId: r.textId, tab: r.tab };
   if (r.kind === 'run') e.thinBytes = r.run.snapshots.length > 1 ? thinRecord(r).bytes : r.bytes;
   return e;
 }
@@ -326,6 +375,7 @@ export class RunKeeper {
     o.last = Date.now();
     const saved = run.toSaved();
     if (!saved) return Promise.resolve();
+    this.store.claim(o.panel);
     return this.store.putRun({ id: `${o.panel}:${run.key}`, panel: o.panel, key: run.key, run: saved });
   }
 
@@ -338,6 +388,7 @@ export class RunKeeper {
   replace(panel, oldRuns, plan) {
     for (const r of oldRuns) this.#drop(r);
     this.store.forget(panel);
+    this.store.claim(panel);
     if (plan) this.store.putPlan(panel, plan);
   }
 
