@@ -297,7 +297,10 @@ function keepRuns(store) {
   const back = ['heads', 'break', 'induction'].map((name) => store.load(name).then((records) => panels[name].restore(records))
     .catch((err) => console.warn(`The ${name} panel could not take back its kept runs:`, err)));
   // for tests: every panel has taken back what the store kept
-  Promise.all(back).then(() => { document.documentElement.dataset.runsRestored = 'true'; });
+  Promise.all(back).then(() => {
+    store.kept = [];  // the records read at start-up: the panels hold what they took back
+    document.documentElement.dataset.runsRestored = 'true';
+  });
 }
 
 async function start() {

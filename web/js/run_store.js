@@ -30,6 +30,7 @@ export const CAP_BYTES = 100 * 1024 * 1024;
 const SETTINGS = {
   dbName: 'mha-sandbox-runs',
   version: 1,
+  openMs: 5000,        // a browser that has not opened the database by then keeps nothing (the page goes on)
   saveEveryMs: 2000,   // a training run is saved at most this often (on its snapshots); done and blow-ups at once
 };
 
@@ -161,7 +162,8 @@ export async function openRunStore() {
     if (typeof indexedDB === 'undefined' || !indexedDB) return new RunStore(null, 'this browser has no IndexedDB');
     const open = indexedDB.open(SETTINGS.dbName, SETTINGS.version);
     open.onupgradeneeded = () => open.result.createObjectStore('runs', { keyPath: 'id' });
-    const db = await request(open);
+    const late = new Promise((_, fail) => setTimeout(() => fail(new Error('it did not open in time.')), SETTINGS.openMs));
+    const db = await Promise.race([request(open), late]);
     const store = new RunStore(db, '');
     store.tab = tabId();
     store.otherTabs = await otherTabs(store.tab);
@@ -187,15 +189,18 @@ export class RunStore {
     this.queue = Promise.resolve();  // writes, one after the other
     this.tab = '';                   // this tab's id, and those of the other tabs open when the page loaded
     this.otherTabs = new Set();
+    this.kept = [];                  // every record as the page found it at start-up
     this.onChange = () => {};
   }
 
   get ok() { return !!this.db && !this.reason; }
 
+  // reads every record once at start-up: the index, and what the panels take back (load)
   async loadIndex() {
     const all = await transact(this.db, 'readonly', (s) => request(s.getAll()));
+    this.kept = await all;
     this.index.clear();
-    for (const r of await all) this.index.set(r.id, entryOf(r));
+    for (const r of this.kept) this.index.set(r.id, entryOf(r));
   }
 
   /** @returns {{runs: number, bytes: number}} the run records kept and the bytes of every record */
@@ -220,8 +225,7 @@ export class RunStore {
       const owner = this.index.get(`owner:${panel}`);
       if (owner && this.otherTabs.has(owner.tab)) return [];
       this.claim(panel);
-      const all = await transact(this.db, 'readonly', (s) => request(s.getAll()));
-      const records = await all;
+      const records = this.kept;
       const texts = new Map(records.filter((r) => r.kind === 'text').map((r) => [r.id, r.text]));
       return records.filter((r) => r.panel === panel).map((r) => (r.kind === 'run'
         ? { ...r, run: { ...r.run, text: texts.get(r.textId) ?? '' } } : r));
