@@ -155,7 +155,10 @@ export class Run {
    */
   toSaved() {
     const done = this.status === 'done';
-    if (this.status === 'failed' || (!done && !this.lastFull) || (done && !this.snapshots.length)) return null;
+    if (this.status === 'failed' || (done && !this.snapshots.length)) return null;
+    // a training run is kept at its last full snapshot; at the schedule's end 'done' follows at once, and kept
+    // paused there it could not finish (its worker would have nothing left to train)
+    if (!done && (!this.lastFull || this.lastFull.step >= this.settings.steps)) return null;
     return {
       key: this.key, label: this.label, settings: this.settings, text: this.text, status: done ? 'done' : 'paused',
       trainedAt: Date.now(), facts: this.facts, train: this.train, val: this.val, snapshots: this.snapshots,
