@@ -69,6 +69,7 @@ test('a reload after training gives the runs back: curves, table, sample, and Lo
     const before = await runsOf(p);
     assert.deepEqual(before.map((r) => [r.key, r.status]), [['H1', 'done'], ['H4', 'done']]);
     // saved on done: the line counts them
+    for (const id of ['H1', 'H4']) await waitStored(p, `heads:${id}`, (r) => r.status === 'done');
     await p.waitForSelector('#panel-heads [data-saved-runs="2"]');
     assert.match(await p.locator('#panel-heads .saved-runs').textContent(),
       /^2 runs kept in this browser, \d+\.\d MB \(at most 100\.0 MB; over it, older runs' scrubbing snapshots go first/);
