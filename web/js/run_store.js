@@ -117,7 +117,8 @@ function tabId() {
 // the ids of the other tabs open now (their locks), or none where the browser has no Web Locks
 async function otherTabs(own) {
   try {
-    navigator.locks.request(`mha-sandbox:${own}`, () => new Promise(() => {}));  // released when the page goes
+    // held until the page goes (a refusal only means other tabs cannot see this one)
+    navigator.locks.request(`mha-sandbox:${own}`, () => new Promise(() => {})).catch(() => {});
     const { held = [], pending = [] } = await navigator.locks.query();
     return new Set([...held, ...pending].map((l) => l.name).filter((n) => n.startsWith('mha-sandbox:tab-') && n !== `mha-sandbox:${own}`)
       .map((n) => n.slice('mha-sandbox:'.length)));
