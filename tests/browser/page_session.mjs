@@ -72,6 +72,11 @@ export function pageSession({ downloads = false, timeout = 20_000, viewport = { 
   session.openPage = async (hash) => {
     const p = await session.context.newPage();
     watchPage(p, { errors: session.consoleErrors, foreign: session.foreignRequests });
+    // a new page starts as in a fresh browser: without the runs earlier pages kept in IndexedDB (web/js/run_store.js;
+    // a reload of the same page keeps them)
+    const cdp = await session.context.newCDPSession(p);
+    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(session.base).origin, storageTypes: 'indexeddb' });
+    await cdp.detach();
     await p.goto(session.base + hash);
     await p.waitForSelector('html[data-ready="true"]');
     return p;

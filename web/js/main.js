@@ -11,10 +11,12 @@ import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './runs.js';
+import { openRunStore, RunKeeper } from './run_store.js';
 import { completeProps, defaultState, HIDEABLE, propRange, props, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
+import { SavedRunsView } from './views/saved_runs_view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -264,16 +266,56 @@ globalThis.mhaDebug = {
 // first (the browser's own "leave site?" dialog; it shows only after the user has interacted with the page)
 function guardRuns() {
   window.addEventListener('beforeunload', (e) => {
-    const all = [...app.runs.values(), ...(panels.break?.runs() ?? []), ...(panels.induction?.runs() ?? [])];
-    if (!all.some((r) => r.status !== 'failed' && (r.stepsDone > 0 || ['starting', 'ready', 'running', 'restarting'].includes(r.status)))) return;
+    if (!runsAtStake()) return;
     e.preventDefault();
     e.returnValue = '';  // older browsers need it set
+  });
+  // a link that leaves this document (another query, another page) opens in a new tab while runs are at stake: the
+  // runs train on here (and where the browser refuses the tab, the beforeunload guard above asks)
+  document.addEventListener('click', (e) => {
+    const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+    if (!a || e.defaultPrevented || a.target || a.hasAttribute('download') || !runsAtStake()) return;
+    const to = new URL(a.href, location.href);
+    const here = new URL(location.href);
+    if (to.origin === here.origin && to.pathname === here.pathname && to.search === here.search) return;  // a hash: no reload
+    const tab = window.open(to.href, '_blank');  // null where the frame forbids popups: then it goes as clicked
+    if (!tab) return;
+    tab.opener = null;
+    e.preventDefault();
+  });
+}
+
+// any run trained or training on this page (not only failed ones)
+function runsAtStake() {
+  const all = [...app.runs.values(), ...(panels.break?.runs() ?? []), ...(panels.induction?.runs() ?? [])];
+  return all.some((r) => r.status !== 'failed' && (r.stepsDone > 0 || ['starting', 'ready', 'running', 'restarting'].includes(r.status)));
+}
+
+// ---------------------------------------------------------------- runs kept in the browser (run_store.js)
+// the line under each training panel's status, and the runs each panel gets back after a reload
+function keepRuns(store) {
+  const lines = ['c-status', 'b-status', 'n-status'].map((id) => new SavedRunsView($(id), {
+    onForget: () => app.keeper.forgetAll([...app.runs.values(), ...panels.break.runs(), ...panels.induction.runs()]),
+  }));
+  const show = () => {
+    const s = { ok: store.ok, reason: store.reason, ...store.summary() };
+    for (const l of lines) l.update(s);
+  };
+  store.onChange = show;
+  show();
+  const back = ['heads', 'break', 'induction'].map((name) => store.load(name).then((records) => panels[name].restore(records))
+    .catch((err) => console.warn(`The ${name} panel could not take back its kept runs:`, err)));
+  // for tests: every panel has taken back what the store kept
+  Promise.all(back).then(() => {
+    store.kept = [];  // the records read at start-up: the panels hold what they took back
+    document.documentElement.dataset.runsRestored = 'true';
   });
 }
 
 async function start() {
   showPanels(readLayout(location.hash, location.search));
   reportHeight();
+  const storing = openRunStore();  // meanwhile: IndexedDB, and the index of what it keeps
   try {
     const { simdArch } = await loadEngine();
     ui.simdArch.textContent = simdArch;
@@ -290,6 +332,8 @@ async function start() {
   showState();
   showNotice(parsed.rejected);
   bindControls();
+  const store = await storing;
+  app.keeper = new RunKeeper(store);
   panels.worked = setupWorked(app);
   panels.heads = setupHeads(app);
   panels.break = setupBreak(app);
@@ -298,6 +342,7 @@ async function start() {
   panels.params = setupParams(app);
   showAll();
   guardRuns();
+  keepRuns(store);
   const downloadsOff = downloadsOffReason(readLayout(location.hash, location.search));
   if (downloadsOff) switchDownloadsOff(document, downloadsOff);
   render();

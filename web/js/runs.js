@@ -93,9 +93,10 @@ export class Run {
   /**
    * @param {{key: string, label: string, settings: RunSettings, text: string, checkpoint?: Uint8Array,
    *          onEvent: (e: RunEvent) => void}} options
-   *   key: a stable name ('H4', 'upload'); text: the training text; checkpoint: start from this .safetensors file
+   *   key: a stable name ('H4', 'upload'); text: the training text; checkpoint: start from this .safetensors file;
+   *   saved: a run kept in the browser (toSaved()), to take back (Run.restore)
    */
-  constructor({ key, label, settings, text, checkpoint, onEvent }) {
+  constructor({ key, label, settings, text, checkpoint, onEvent, saved = null }) {
     this.key = key;
     this.label = label;
     this.settings = settings;
@@ -136,7 +137,61 @@ export class Run {
     this.pending = new Map();
     this.nextId = 1;
     this.classic = false;
+    /** when this run was taken back from the browser's store after a reload (Date.now()), 0 for a run of this page */
+    this.restoredAt = 0;
+    /** when it last trained (Date.now() at its last save), for a restored run */
+    this.trainedAt = 0;
+    this.savedStatus = '';    // while a restored run's worker sets up: the status it comes back with
+    if (saved) this.#takeSaved(saved);
     this.#spawn(checkpoint);
+  }
+
+  // ---------------------------------------------------------------- kept in the browser (run_store.js)
+  /**
+   * What the browser keeps of this run, or null when there is nothing to keep yet (no snapshot) or it failed: a
+   * finished run with its weights snapshots (the last one its final weights), any other with its last full
+   * snapshot (weights and AdamW state) to continue from, which restore goes back to.
+   * @returns {object|null} structured-cloneable (IndexedDB copies it at once)
+   */
+  toSaved() {
+    const done = this.status === 'done';
+    if (this.status === 'failed' || (done && !this.snapshots.length)) return null;
+    // a training run is kept at its last full snapshot; at the schedule's end 'done' follows at once, and kept
+    // paused there it could not finish (its worker would have nothing left to train)
+    if (!done && (!this.lastFull || this.lastFull.step >= this.settings.steps)) return null;
+    return {
+      key: this.key, label: this.label, settings: this.settings, text: this.text, status: done ? 'done' : 'paused',
+      trainedAt: Date.now(), facts: this.facts, train: this.train, val: this.val, snapshots: this.snapshots,
+      lastFull: done ? null : this.lastFull, stepsDone: this.stepsDone, seconds: this.seconds, trained: this.trained,
+      wallSeconds: done ? this.wallSeconds : (performance.now() - this.wallStart) / 1000, sample: this.sample, causality: this.causality, swap: this.swap,
+      induction: this.induction, probe: this.probe, traces: this.traces, diverged: this.diverged,
+    };
+  }
+
+  /**
+   * A run kept in the browser, back on the page: a new worker from its final weights (a finished run, for looking
+   * inside) or from its last full snapshot (a run that was training: paused there, its curves after that step
+   * dropped; start() continues it). It says RUN_EVENT.ready once its worker is set up, with its saved status.
+   * @param {object} saved from toSaved(), with its text
+   * @param {(e: RunEvent) => void} onEvent
+   * @returns {Run}
+   */
+  static restore(saved, onEvent) {
+    const bytes = saved.status === 'done' ? saved.snapshots.at(-1).bytes : saved.lastFull.bytes;
+    return new Run({ key: saved.key, label: saved.label, settings: saved.settings, text: saved.text, checkpoint: bytes,
+      onEvent, saved });
+  }
+
+  #takeSaved(saved) {
+    for (const k of ['facts', 'train', 'val', 'snapshots', 'lastFull', 'stepsDone', 'seconds', 'trained', 'wallSeconds',
+      'sample', 'causality', 'swap', 'induction', 'probe', 'traces', 'trainedAt']) this[k] = saved[k];
+    this.secondsBefore = this.seconds;
+    if (saved.status !== 'done') this.wallStart = performance.now() - 1000 * this.wallSeconds;  // wall time so far
+    this.restoredAt = Date.now();
+    this.status = 'restarting';
+    // a run that was training goes back to its full snapshot (after a blow-up, that is the one before it)
+    if (saved.status !== 'done') this.#truncate(this.lastFull.step);
+    this.savedStatus = saved.status;
   }
 
   // ---------------------------------------------------------------- the worker
@@ -165,6 +220,15 @@ export class Run {
       clearTimeout(timeout);
       if (w !== this.worker) return;
       if (!r.ok) return this.#fail(r.error);
+      if (this.savedStatus) {
+        // back from the browser's store: the worker measured again what the run already holds (ignored, below);
+        // a finished run's worker has its final weights only, so the run keeps its own step count
+        this.facts = { ...r, stepsDone: this.stepsDone };
+        this.status = this.savedStatus;
+        this.savedStatus = '';
+        this.#emit(RUN_EVENT.ready);
+        return;
+      }
       this.facts = r;
       this.stepsDone = r.stepsDone;
       if (this.status === 'restarting') {
@@ -232,6 +296,8 @@ export class Run {
       this.error = wrong;
       return this.#emit(RUN_EVENT.failed, { error: wrong });
     }
+    // a restored run's worker measures its starting weights before it replies to init: the run has those already
+    if (this.savedStatus && msg.type !== FROM_WORKER.reply && msg.type !== FROM_WORKER.failed) return;
     switch (msg.type) {
       case FROM_WORKER.reply: {
         const p = this.pending.get(msg.id);
@@ -470,7 +536,8 @@ export function statusWord(run) {
 export function sideBySideHandler({ runs, showError, status, schedule, streaming }) {
   return (e) => {
     const { run, type } = e;
-    if (type === RUN_EVENT.ready && allReady(runs.values())) for (const r of runs.values()) r.start();
+    // runs restored after a reload wait for the user (run_store.js)
+    if (type === RUN_EVENT.ready && allReady(runs.values())) for (const r of runs.values()) if (!r.restoredAt) r.start();
     if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
     if (type === RUN_EVENT.died) status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
     schedule(!streaming.includes(type));

@@ -12,6 +12,7 @@ import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
+import { restoredMark } from '../views/saved_runs_view.js';
 
 const SETTINGS = {
   modelKeys: ['dModel', 'nHeads', 'nLayers', 'context', 'mlp'],  // tiny-char: the core's default model (constants().defaults)
@@ -156,6 +157,11 @@ export function setupBreak(app) {
   /** @type {Planned[]} in the order they start: every variant's first seed, then every second seed, … */
   let plan = [];
   let stopped = false;
+  let held = false;     // runs restored after a reload: nothing trains until "Continue" (ui.resume)
+  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
+  const keptEvent = app.keeper.watch('break', (e) => onEvent(e));
+  ui.resume = el('button', { type: 'button', class: 'button', id: 'b-resume', hidden: '' }, 'Continue the restored runs');
+  ui.stop.after(ui.resume);
   // the core's variants besides canonical, in its order (the lesson's)
   const variants = constants().variants.filter((v) => v !== 'canonical');
   const checks = new Map();
@@ -243,7 +249,8 @@ export function setupBreak(app) {
     } catch (e) {
       return showError(String(e.message ?? e));
     }
-    for (const r of runs.values()) r.dispose();
+    const old = [...runs.values()];
+    for (const r of old) r.dispose();
     runs.clear();
     cards.clear();
     delete document.documentElement.dataset.breakit;
@@ -264,6 +271,8 @@ export function setupBreak(app) {
       }
     }
     stopped = false;
+    held = false;
+    app.keeper.replace('break', old, savedPlan());
     ui.status.textContent = 'Setting up the workers…';
     fill();
     draw();
@@ -271,12 +280,12 @@ export function setupBreak(app) {
 
   // starts queued runs while fewer runs than slots hold a core
   function fill() {
-    if (stopped || !comparison) return;
+    if (stopped || held || !comparison) return;
     let busy = [...runs.values()].filter((r) => BUSY.includes(r.status)).length;
     for (const p of plan) {
       if (busy >= slots) break;
       if (p.run || p.cancelled) continue;
-      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent });
+      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent: keptEvent });
       runs.set(p.key, p.run);
       busy += 1;
     }
@@ -286,7 +295,7 @@ export function setupBreak(app) {
     const { run, type } = e;
     if (type === RUN_EVENT.ready) {
       if (stopped) run.stop();
-      else run.start();
+      else if (!held) run.start();
     }
     if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
     if (type === RUN_EVENT.died) ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
@@ -305,6 +314,7 @@ export function setupBreak(app) {
     drawCharts(all.find((r) => r.facts)?.facts.baselineLoss ?? null);
     ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready'].includes(r.status)) && !queued;
     ui.start.textContent = all.length ? 'Train again' : 'Train';
+    ui.resume.hidden = !held;
     const nodes = (comparison?.variants ?? []).map((v) => {
       const first = plan.find((p) => p.variant === v && p.index === 0);
       return first.run ? card(first.run) : waitingCard(first);
@@ -316,11 +326,16 @@ export function setupBreak(app) {
     const finished = plan.length > 0 && !queued && plan.every((p) => p.cancelled || ['done', 'failed'].includes(p.run?.status));
     if (!all.length) ui.status.textContent = '';
     else if (finished) {
-      comparison.wall ??= (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+      if (comparison.wall === null) {
+        comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+        app.keeper.plan('break', savedPlan());
+      }
       const trained = all.filter((r) => r.status === 'done').length;
       ui.status.textContent = `Done: ${plural(trained, 'run')} (canonical and ${plural(comparison.variants.length - 1, 'variant')}, ` +
         `${plural(comparison.seeds, 'seed')} each) in ${comparison.wall.toFixed(1)} s of wall time, ${Math.min(slots, plan.length)} at a time.`;
       document.documentElement.dataset.breakit = 'done';
+    } else if (held) {
+      ui.status.textContent = 'Restored from this browser, paused: "Continue the restored runs" trains the rest.';
     } else if (all.some((r) => r.status === 'running')) {
       ui.status.textContent = `Training… ${Math.min(slots, plan.length)} at a time (one per core here)${queued ? `; ${queued} waiting` : ''}.`;
     }
@@ -462,7 +477,7 @@ export function setupBreak(app) {
       cards.set(run, c);
     }
     const steps = run.settings.steps;
-    c.card.className = `run-card variant-card status-${run.status}`;
+    c.card.className = `run-card variant-card status-${run.status}${run.restoredAt ? ' restored' : ''}`;
     c.title.replaceChildren(el('code', {}, run.key), ' ', el('span', { class: 'muted' }, run.key === 'canonical'
       ? 'view(B,T,H,d_h).transpose(1,2), scores / √d_h' : lesson(run.key).title));
     c.progress.max = steps;
@@ -471,6 +486,7 @@ export function setupBreak(app) {
     const ms = run.msPerStep();
     const val = run.val.loss.at(-1);
     c.facts.textContent = [
+      restoredMark(run),
       statusWord(run),
       `step ${run.stepsDone} / ${steps}`,
       comparison?.seeds > 1 ? `seed ${run.settings.seed}` : '',
@@ -590,15 +606,52 @@ export function setupBreak(app) {
 
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
+  // ---------------------------------------------------------------- kept in this browser (run_store.js)
+  // the comparison as the browser keeps it (the runs are kept one by one); the shipped corpus is not copied
+  function savedPlan() {
+    const { text, startedAt, ...rest } = comparison;
+    return { comparison: rest, entries: plan.map(({ run, ...p }) => p) };
+  }
+
+  // the comparison this panel had before the reload, back: finished runs as they ended, training ones paused at
+  // their last full snapshot, queued ones waiting; "Continue the restored runs" trains the rest
+  async function restore(records) {
+    const kept = new Map(records.filter((r) => r.kind === 'run').map((r) => [r.key, r.run]));
+    const saved = records.find((r) => r.kind === 'plan')?.plan;
+    if (runs.size || !saved) return;
+    let text;
+    try {
+      text = await loadCorpus();
+    } catch (e) {
+      return showError(String(e.message ?? e));
+    }
+    if (runs.size) return;  // the user started a comparison meanwhile
+    comparison = { ...saved.comparison, text, startedAt: performance.now() };
+    plan = saved.entries.map((p) => ({ ...p, run: kept.has(p.key) ? Run.restore({ ...kept.get(p.key), text }, keptEvent) : null }));
+    for (const p of plan) if (p.run) runs.set(p.key, p.run);
+    held = plan.some((p) => !p.cancelled && (!p.run || kept.get(p.key).status !== 'done'));
+    stopped = false;
+    draw();
+  }
+
   // ---------------------------------------------------------------- events
   for (const inp of form.inputs) inp.addEventListener('input', read);
   ui.start.addEventListener('click', startAll);
   ui.stop.addEventListener('click', () => {
     stopped = true;
+    held = false;
     for (const p of plan) if (!p.run) p.cancelled = true;
+    if (comparison) app.keeper.plan('break', savedPlan());
     for (const r of runs.values()) r.stop();
     draw();
   });
 
-  return { show, runs: () => [...runs.values()] };
+  ui.resume.addEventListener('click', () => {
+    held = false;
+    for (const r of runs.values()) r.start();
+    fill();
+    draw();
+  });
+
+  return { show, restore, runs: () => [...runs.values()] };
 }

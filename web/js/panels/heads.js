@@ -14,6 +14,7 @@ import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
+import { restoredMark } from '../views/saved_runs_view.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -78,6 +79,8 @@ export function setupHeads(app) {
   /** @type {Planned[]} in the order they start: every H's first seed, then every H's second seed, … */
   let plan = [];
   let held = false;     // paused by the user: no queued run starts until Resume
+  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
+  const keptEvent = app.keeper.watch('heads', (e) => onEvent(e));
   let stopped = false;  // Stop was clicked: a run that finishes setting up ends at once
 
   // ---------------------------------------------------------------- settings <-> controls
@@ -189,7 +192,8 @@ export function setupHeads(app) {
         return showError(String(e.message ?? e));
       }
     }
-    for (const r of runs()) r.dispose();
+    const old = runs();
+    for (const r of old) r.dispose();
     app.runs.clear();
     const { seeds, cseed } = app.state;
     // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView)
@@ -210,6 +214,7 @@ export function setupHeads(app) {
     }
     held = false;
     stopped = false;
+    app.keeper.replace('heads', old, savedPlan());
     delete document.documentElement.dataset.comparison;
     app.runsChanged({ type: RUN_EVENT.reset });
     ui.status.textContent = 'Setting up the workers…';
@@ -224,7 +229,7 @@ export function setupHeads(app) {
     for (const p of plan) {
       if (busy >= comparison.slots) break;
       if (p.run || p.cancelled) continue;
-      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent });
+      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent: keptEvent });
       app.runs.set(p.key, p.run);
       busy += 1;
     }
@@ -254,10 +259,12 @@ export function setupHeads(app) {
     } catch (e) {
       return report(String(e.message ?? e));
     }
-    app.runs.get('upload')?.dispose();
+    const before = app.runs.get('upload');
+    before?.dispose();
+    if (before) app.keeper.forgetRun('heads', before);
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
     // the file brings its own model (its sizes replace the form's when it is set up: onEvent)
-    const run = new Run({ key: 'upload', label: `file ${name}`, settings, text, checkpoint: bytes, onEvent });
+    const run = new Run({ key: 'upload', label: `file ${name}`, settings, text, checkpoint: bytes, onEvent: keptEvent });
     app.runs.set('upload', run);
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
@@ -324,7 +331,10 @@ export function setupHeads(app) {
       && plan.every((p) => p.cancelled || p.run?.status === 'done') && (!upload || upload.status === 'done');
     if (!all.length) ui.status.textContent = '';
     else if (allDone) {
-      if (comparison) comparison.wall ??= (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+      if (comparison && comparison.wall === null) {
+        comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+        app.keeper.plan('heads', savedPlan());
+      }
       const trained = all.filter((r) => r.status === 'done').length;
       const wall = comparison?.wall ?? upload.wallSeconds;
       const at = comparison && trained > 1 ? `, ${comparison.slots} at a time` : '';
@@ -394,12 +404,13 @@ export function setupHeads(app) {
     const pct = Math.min(100, (100 * run.stepsDone) / steps);
     const left = run.secondsLeft();
     const val = run.val.loss.at(-1);
-    c.card.className = `run-card status-${run.status}`;
+    c.card.className = `run-card status-${run.status}${run.restoredAt ? ' restored' : ''}`;
     c.title.replaceChildren(run.label, ' ', el('span', { class: 'muted' }, run.facts && withParams ? `${count(run.facts.params)} parameters` : ''));
     c.progress.max = steps;
     c.progress.value = run.stepsDone;
     c.progress.setAttribute('aria-label', `${run.label}: ${Math.round(pct)}% of the steps done`);
     c.facts.textContent = [
+      restoredMark(run),
       statusWord(run),
       `step ${run.stepsDone} / ${steps}`,
       run.seconds > 0 ? `${count(run.tokensPerSecond())} tokens/s` : '',
@@ -439,6 +450,17 @@ export function setupHeads(app) {
         });
         out.push(b);
       }
+    }
+    if (run.restoredAt && run.status === 'paused') {
+      // back after a reload from its last full snapshot: training goes on from there
+      const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue from step ${run.stepsDone}`);
+      b.addEventListener('click', () => {
+        held = false;
+        run.start();
+        fill();
+        draw();
+      });
+      out.push(b);
     }
     if (run.key === 'upload' && run.status === 'ready') {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
@@ -523,6 +545,40 @@ export function setupHeads(app) {
 
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
+  // ---------------------------------------------------------------- kept in this browser (run_store.js)
+  // the comparison as the browser keeps it: what rebuilds the plan after a reload (the runs are kept one by one);
+  // the shipped corpus is not copied (null), a pasted text is
+  function savedPlan() {
+    const { text, startedAt, ...rest } = comparison;
+    return { comparison: rest, text: text === corpusText && text ? null : text, entries: plan.map(({ run, ...p }) => p) };
+  }
+
+  // the runs this panel had before the reload, back: the comparison's plan with its runs (finished ones as they
+  // ended, training ones paused at their last full snapshot, queued ones waiting), and a loaded file's run
+  async function restore(records) {
+    const kept = new Map(records.filter((r) => r.kind === 'run').map((r) => [r.key, r.run]));
+    const saved = records.find((r) => r.kind === 'plan')?.plan;
+    if (runs().length || (!saved && !kept.has('upload'))) return;  // nothing kept, or the user started meanwhile
+    if (saved) {
+      let text = saved.text;
+      try {
+        text ??= await loadCorpus();
+      } catch (e) {
+        return showError(String(e.message ?? e));
+      }
+      if (runs().length) return;
+      comparison = { ...saved.comparison, text, startedAt: performance.now() };
+      plan = saved.entries.map((p) => ({ ...p, run: kept.has(p.key) ? Run.restore({ ...kept.get(p.key), text }, keptEvent) : null }));
+      for (const p of plan) if (p.run) app.runs.set(p.key, p.run);
+      // nothing trains until the user says so: Resume (or a card's Continue)
+      held = plan.some((p) => !p.cancelled && (!p.run || kept.get(p.key).status !== 'done'));
+      stopped = false;
+    }
+    if (kept.has('upload')) app.runs.set('upload', Run.restore(kept.get('upload'), keptEvent));
+    app.runsChanged({ type: RUN_EVENT.reset });
+    draw();
+  }
+
   // ---------------------------------------------------------------- CSV
   function csv() {
     const lines = ['run,heads,seed,step,train_loss,val_loss'];
@@ -564,6 +620,7 @@ export function setupHeads(app) {
     stopped = true;
     held = false;
     for (const p of plan) if (!p.run) p.cancelled = true;
+    if (comparison) app.keeper.plan('heads', savedPlan());
     runs().forEach((r) => r.stop());
     draw();
   });
@@ -574,6 +631,7 @@ export function setupHeads(app) {
   return {
     show,
     loadFile,
+    restore,
     /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
     vocabSize: () => runs().find((r) => r.facts?.task === 'char')?.facts.vocabSize ?? null,
   };

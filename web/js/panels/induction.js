@@ -10,6 +10,7 @@ import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
 import { el, showAlert, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
+import { restoredMark } from '../views/saved_runs_view.js';
 
 // The task's settings (context, segments, batch, steps), its vocabulary and warm-up come from the core
 // (constants().inductionSettings and .induction); the learning rate, steps and seed from the form.
@@ -76,12 +77,14 @@ export function setupInduction(app) {
     showError('');
     const settings = runSettings();
     if (settings.error) return showError(settings.error);
-    for (const r of runs.values()) r.dispose();
+    const old = [...runs.values()];
+    for (const r of old) r.dispose();
     runs.clear();
+    app.keeper.replace('induction', old, null);
     Object.assign(layer0, { off: false, result: null });
     delete document.documentElement.dataset.induction;
     for (const [key, layers, label] of [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']]) {
-      runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent }));
+      runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent: keptEvent }));
     }
     ui.status.textContent = 'Setting up the workers…';
     draw();
@@ -92,6 +95,20 @@ export function setupInduction(app) {
     schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace] });
   // "Look inside" lists these runs too: it hears their events as it hears panel 4's
   const onEvent = (e) => { panelEvent(e); app.runsChanged?.(e); };
+  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
+  const keptEvent = app.keeper.watch('induction', onEvent);
+  // runs restored after a reload that were training: they wait for this button
+  ui.resume = el('button', { type: 'button', class: 'button', id: 'n-resume', hidden: '' }, 'Continue the restored runs');
+  ui.stop.after(ui.resume);
+
+  // the two runs this panel had before the reload, back (a finished one as it ended, a training one paused at its
+  // last full snapshot)
+  function restore(records) {
+    const kept = records.filter((r) => r.kind === 'run' && ['L2', 'L1'].includes(r.key));
+    if (runs.size || kept.length !== 2) return;
+    for (const r of kept.sort((a, b) => (a.key < b.key ? 1 : -1))) runs.set(r.key, Run.restore(r.run, keptEvent));
+    draw();
+  }
 
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
@@ -110,8 +127,9 @@ export function setupInduction(app) {
     const model = runs.get('L2'), control = runs.get('L1');
     ui.stop.disabled = ![...runs.values()].some((r) => ['running', 'paused', 'ready'].includes(r.status));
     ui.start.textContent = runs.size ? 'Train again' : 'Train';
+    ui.resume.hidden = ![...runs.values()].some((r) => r.restoredAt && r.status === 'paused');
     ui.runs.replaceChildren(...[...runs.values()].map((r) => el('p', { class: 'run-facts', 'data-run': r.key },
-      el('strong', {}, r.label), ` · ${statusWord(r)} · step ${r.stepsDone} / ${r.settings.steps}`,
+      el('strong', {}, r.label), r.restoredAt ? ` · ${restoredMark(r)}` : '', ` · ${statusWord(r)} · step ${r.stepsDone} / ${r.settings.steps}`,
       Number.isFinite(r.msPerStep()) ? ` · ${r.msPerStep().toFixed(1)} ms per step` : '')));
     if (!model || !control) return;
     const base = model.facts?.baselineLoss;
@@ -142,6 +160,7 @@ export function setupInduction(app) {
       ui.status.textContent = `Done in ${wall.toFixed(1)} s of wall time.`;
       document.documentElement.dataset.induction = 'done';
     } else if (model.status === 'running' || control.status === 'running') ui.status.textContent = 'Training…';
+    else if (!ui.resume.hidden) ui.status.textContent = 'Restored from this browser, paused: "Continue the restored runs" trains on.';
   }
 
   // the best last-layer head's attention on the probe, the repeat's start and the induction targets marked
@@ -266,6 +285,10 @@ export function setupInduction(app) {
   ui.start.addEventListener('click', startAll);
   ui.layer0.addEventListener('click', toggleLayer0);
   ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
+  ui.resume.addEventListener('click', () => {
+    for (const r of runs.values()) r.start();
+    draw();
+  });
 
-  return { show, runs: () => [...runs.values()] };
+  return { show, restore, runs: () => [...runs.values()] };
 }
