@@ -110,17 +110,19 @@ export function failureSentence(entries, readable = (m) => m) {
  * The panel's one status sentence and its buttons, from its runs.
  * @param {{label: string, run: object}[]} entries the panel's runs (a Run each) with the label the sentence uses
  * @param {{baseline?: number|null, baselineName?: string, queued?: number, held?: boolean, stopped?: boolean,
- *          training?: string, done?: () => string}} [o]
+ *          training?: string, done?: () => string, wayBack?: (n: number) => string}} [o]
  *   baseline: the loss of the guess the panel shows, and baselineName what it is ('the unigram guess');
  *   queued: runs planned that have no worker yet; held: the user paused the panel (queued runs wait);
  *   training: what follows "Training…" ("2 at a time; 3 waiting."); done: the sentence when every run has ended
- *   ("Done: 6 runs in 12.3 s of wall time.")
+ *   ("Done: 6 runs in 12.3 s of wall time."); wayBack: where the way back from a blow-up of n runs is
+ *   ("see its card for the way back", the default)
  * @returns {{state: string, sentence: string, states: string[], counts: Record<string, number>,
  *            buttons: {pause: {enabled: boolean, label: string, pressed: boolean}, stop: {enabled: boolean}}}}
  *   state: the panel's state (a RUN_STATE, or '' with no runs); states: one per entry
  */
 export function panelStatus(entries, o = {}) {
-  const { baseline = null, baselineName = 'the baseline', queued = 0, held = false, training = '', done } = o;
+  const { baseline = null, baselineName = 'the baseline', queued = 0, held = false, training = '', done,
+    wayBack = (n) => `see ${n > 1 ? 'their cards' : 'its card'} for the way back` } = o;
   const states = entries.map((e) => runState(e.run, baseline));
   const counts = Object.fromEntries(Object.values(S).map((s) => [s, states.filter((x) => x === s).length]));
   const pick = (s) => entries.filter((_, i) => states[i] === s);
@@ -133,7 +135,7 @@ export function panelStatus(entries, o = {}) {
     stop: { enabled: any(S.training) || any(S.paused) || any(S.diverged) || any(S.settingUp) || queued > 0 },
   };
   const blewUp = pick(S.diverged);
-  const blown = blewUp.length ? `the loss of ${names(blewUp)} blew up (see ${blewUp.length > 1 ? 'their cards' : 'its card'} for the way back)` : '';
+  const blown = blewUp.length ? `the loss of ${names(blewUp)} blew up (${wayBack(blewUp.length)})` : '';
   let state = '', sentence = '';
   if (!entries.length && !queued) {
     // nothing to say
