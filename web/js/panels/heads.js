@@ -122,8 +122,9 @@ export function setupHeads(app) {
     const err = form.error(s) ?? (offsets() ? null : textForm.error(s))
       ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
         && heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
-        ? null : `Head counts: ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
-      ?? (new Set(heads).size === heads.length ? null : 'Each head count once, please.');
+        ? null : `Head counts must be ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
+      ?? (new Set(heads).size === heads.length ? null
+        : `Each head count can be listed once: ${heads.find((h, i) => heads.indexOf(h) !== i)} is listed twice.`);
     if (err) return { error: err };
     const o = constants().offsetsSetting;
     // the offsets task: its own model and schedule (the core's), D and the seed from the form
