@@ -170,6 +170,8 @@ test('rejected inputs are sentences in the user\'s terms, next to the control, o
     await p.waitForFunction(() => /PNG image/.test(document.getElementById('c-error').textContent));
     assert.match(await p.textContent('#c-error'), /this file is a PNG image, not a \.safetensors model/i);
     assert.doesNotMatch(await p.textContent('#c-error'), /header length|bytes is more than/);
+    await p.waitForSelector('#c-runs [data-run="upload"][data-state="failed"]');
+    assert.equal((await p.textContent('#panel-heads')).split('PNG image').length - 1, 1, 'the sentence shows once');
   } finally {
     await p.close();
   }

@@ -459,7 +459,10 @@ export function setupHeads(app) {
         `guess. The learning rate ${run.settings.lr} may be too high (or the budget too short) for this model.`));
     }
     // the reason is said once, above the runs (failureSentence); a loaded file's beside the control that loaded it
-    if (run.status === 'failed') out.push(el('p', { class: 'run-facts' }, run.key === 'upload' ? app.readable(run.error) : 'It could not train: the reason is above the runs.'));
+    if (run.status === 'failed') {
+      out.push(el('p', { class: 'run-facts' }, run.key === 'upload' ? 'It could not be loaded: the reason is beside the button that loaded it.'
+        : 'It could not train: the reason is above the runs.'));
+    }
     return out;
   }
 
