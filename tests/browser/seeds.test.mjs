@@ -248,7 +248,7 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.match(await help.textContent(), /^9 runs of 2,000 steps: about 12 min here/);  // 5 × 2000 × 1024 / 14200 = 721 s
     // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
     await p.click('#c-start');
-    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2000 steps/);
+    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2,000 steps \(14,200 tokens\/s per worker/);
     assert.equal(await p.evaluate(() => document.activeElement.id), 'c-confirm-go');
     await p.click('#c-confirm-cancel');
     assert.equal(await p.locator('#c-confirm').isHidden(), true);
