@@ -50,7 +50,7 @@ test('one sentence and the buttons for a panel, in order of what matters', () =>
   assert.equal(p.state, S.diverged);
   assert.equal(p.sentence, 'Paused: the loss of B blew up (see its card for the way back).');
   assert.equal(p.buttons.stop.enabled, true);
-  p = panelStatus([e('A', run('paused')), e('B', run('paused'))], { queued: 2, held: true });
+  p = panelStatus([e('A', run('paused')), e('B', run('ready'))], { queued: 2, held: true });  // B set up while held
   assert.equal(p.sentence, 'Paused; 2 runs waiting. Resume goes on from here.');
   assert.deepEqual(p.buttons.pause, { enabled: true, label: 'Resume', pressed: true });
   p = panelStatus([e('A', withVal('done', 2)), e('B', withVal('done', 2.9))], { baseline: 3, done: () => 'Done: 2 runs.' });

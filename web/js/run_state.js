@@ -123,7 +123,8 @@ export function failureSentence(entries, readable = (m) => m) {
 export function panelStatus(entries, o = {}) {
   const { baseline = null, baselineName = 'the baseline', queued = 0, held = false, training = '', done,
     wayBack = (n) => `see ${n > 1 ? 'their cards' : 'its card'} for the way back` } = o;
-  const states = entries.map((e) => runState(e.run, baseline));
+  // a run set up while the user holds the panel waits for Resume, not for the other workers: paused
+  const states = entries.map((e) => (held && e.run.status === 'ready' ? S.paused : runState(e.run, baseline)));
   const counts = Object.fromEntries(Object.values(S).map((s) => [s, states.filter((x) => x === s).length]));
   const pick = (s) => entries.filter((_, i) => states[i] === s);
   const any = (s) => counts[s] > 0;
