@@ -189,6 +189,9 @@ test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the wa
     assert.ok(created >= 1 && created <= Math.max(1, cores), `${created} runs on ${cores} cores`);
     assert.equal(await p.locator('#c-runs .run-card.status-queued').count(), 9 - created);
     assert.equal(await p.textContent('#c-pause'), 'Resume');
+    // the status says so (run_state.js), also for a run that was set up after the click
+    await p.waitForFunction(() => document.getElementById('c-status').dataset.state === 'paused');
+    assert.equal(await p.textContent('#c-status'), `Paused; ${9 - created} runs waiting. Resume goes on from here.`);
     await p.click('#c-pause');
     await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running'));
     assert.equal(await p.textContent('#c-pause'), 'Pause');
