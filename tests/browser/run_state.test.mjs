@@ -53,6 +53,9 @@ test('one sentence and the buttons for a panel, in order of what matters', () =>
   p = panelStatus([e('A', run('paused')), e('B', run('ready'))], { queued: 2, held: true });  // B set up while held
   assert.equal(p.sentence, 'Paused; 2 runs waiting. Resume goes on from here.');
   assert.deepEqual(p.buttons.pause, { enabled: true, label: 'Resume', pressed: true });
+  // a panel whose way on is another button says so
+  p = panelStatus([e('A', run('paused'))], { paused: 'Restored, paused: "Continue" trains on.' });
+  assert.equal(p.sentence, 'Restored, paused: "Continue" trains on.');
   p = panelStatus([e('A', withVal('done', 2)), e('B', withVal('done', 2.9))], { baseline: 3, done: () => 'Done: 2 runs.' });
   assert.equal(p.state, S.done);
   assert.equal(p.sentence, 'Done: 2 runs.');

@@ -110,19 +110,20 @@ export function failureSentence(entries, readable = (m) => m) {
  * The panel's one status sentence and its buttons, from its runs.
  * @param {{label: string, run: object}[]} entries the panel's runs (a Run each) with the label the sentence uses
  * @param {{baseline?: number|null, baselineName?: string, queued?: number, held?: boolean, stopped?: boolean,
- *          training?: string, done?: () => string, wayBack?: (n: number) => string}} [o]
+ *          training?: string, done?: () => string, wayBack?: (n: number) => string, paused?: string}} [o]
  *   baseline: the loss of the guess the panel shows, and baselineName what it is ('the unigram guess');
  *   queued: runs planned that have no worker yet; held: the user paused the panel (queued runs wait);
  *   training: what follows "Training…" ("2 at a time; 3 waiting."); done: the sentence when every run has ended
  *   ("Done: 6 runs in 12.3 s of wall time."); wayBack: where the way back from a blow-up of n runs is
- *   ("see its card for the way back", the default)
+ *   ("see its card for the way back", the default); paused: the sentence while paused, when the panel's way on is
+ *   not its Resume button (runs restored after a reload that wait for their own button)
  * @returns {{state: string, sentence: string, states: string[], counts: Record<string, number>,
  *            buttons: {pause: {enabled: boolean, label: string, pressed: boolean}, stop: {enabled: boolean}}}}
  *   state: the panel's state (a RUN_STATE, or '' with no runs); states: one per entry
  */
 export function panelStatus(entries, o = {}) {
   const { baseline = null, baselineName = 'the baseline', queued = 0, held = false, training = '', done,
-    wayBack = (n) => `see ${n > 1 ? 'their cards' : 'its card'} for the way back` } = o;
+    wayBack = (n) => `see ${n > 1 ? 'their cards' : 'its card'} for the way back`, paused = '' } = o;
   // a run set up while the user holds the panel waits for Resume, not for the other workers: paused
   const states = entries.map((e) => (held && e.run.status === 'ready' ? S.paused : runState(e.run, baseline)));
   const counts = Object.fromEntries(Object.values(S).map((s) => [s, states.filter((x) => x === s).length]));
@@ -154,7 +155,7 @@ export function panelStatus(entries, o = {}) {
     sentence = `Paused: ${blown}.`;
   } else if (any(S.paused) || (held && queued > 0)) {
     state = S.paused;
-    sentence = `Paused${queued ? `; ${plural(queued, 'run')} waiting` : ''}. Resume goes on from here.`;
+    sentence = paused || `Paused${queued ? `; ${plural(queued, 'run')} waiting` : ''}. Resume goes on from here.`;
   } else if (ended === entries.length && !queued) {
     const failed = pick(S.failed), worse = pick(S.noBetter);
     if (failed.length === entries.length) {
