@@ -33,6 +33,11 @@ TEST_CASE("D not divisible by H names the nearest H that divide D, both on a tie
 }
 
 TEST_CASE("sizes outside the limits are rejected", "[config]") {
+    // the sentence the page shows, in the user's terms: what the value must be, then what was given
+    CHECK(validate_heads(8, -3) == "H (number of heads) must be a whole number from 1 to " + std::to_string(Limits::max_heads) +
+                                   ", not -3.");
+    CHECK(validate_heads(0, 1) == "D (embedding size) must be a whole number from 1 to " + std::to_string(Limits::max_d_model) +
+                                  ", not 0.");
     CHECK_FALSE(validate_heads(0, 1).empty());
     CHECK_FALSE(validate_heads(-8, 2).empty());
     CHECK_FALSE(validate_heads(8, 0).empty());

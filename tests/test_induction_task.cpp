@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config.hpp"
 #include "induction_task.hpp"
 #include "prng.hpp"
 
@@ -16,6 +17,9 @@ TEST_CASE("induction task arguments that cannot work are clear messages", "[data
     CHECK(validate_induction_task(32, 16, 2, 15).empty());
     CHECK(validate_induction_task(3, 2, 1, 1).empty());
     CHECK_FALSE(validate_induction_task(2, 16, 1, 1).empty());    // T too short for BOS + two copies
+    // in the user's terms: what T must be, then what was given
+    CHECK(validate_induction_task(2, 16, 1, 1) == "For the induction task the context length T must be a whole number from 3 to " +
+                                                    std::to_string(Limits::max_seq_len) + ", not 2.");
     CHECK_FALSE(validate_induction_task(32, 1, 2, 8).empty());    // no symbols besides BOS
     CHECK_FALSE(validate_induction_task(32, 16, 0, 8).empty());   // empty segment
     CHECK_FALSE(validate_induction_task(32, 16, 9, 8).empty());   // min > max

@@ -303,6 +303,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_checkRun", &check_run);
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
     emscripten::function("_compareVariants", &compare_variants);
+    emscripten::function("_lrAt", &mha::lr_at);  // the schedule's learning rate at a step (train/optimizer.hpp)
 
     emscripten::class_<RunHandle>("Run")
         .constructor<>()

@@ -6,9 +6,10 @@
 namespace mha {
 
 namespace {
+// in the user's terms: "H (number of heads) must be a whole number from 1 to 64, not -3."
 std::string range_error(const char* what, int value, int lo, int hi) {
-    return std::string(what) + " = " + std::to_string(value) + " is outside the allowed range " +
-           std::to_string(lo) + " to " + std::to_string(hi) + ".";
+    return std::string(what) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+           ", not " + std::to_string(value) + ".";
 }
 // "1, 2, 4"
 std::string join(const std::vector<int>& v) {
@@ -53,11 +54,11 @@ std::vector<int> head_counts_dividing(int d_model) {
 
 std::string validate(const ModelConfig& c) {
     if (c.vocab_size < 2 || c.vocab_size > Limits::max_vocab)
-        return range_error("vocabulary size", c.vocab_size, 2, Limits::max_vocab);
+        return range_error("The vocabulary size", c.vocab_size, 2, Limits::max_vocab);
     if (c.n_layers < 1 || c.n_layers > Limits::max_layers)
-        return range_error("layers", c.n_layers, 1, Limits::max_layers);
+        return range_error("The number of layers", c.n_layers, 1, Limits::max_layers);
     if (c.max_seq_len < 1 || c.max_seq_len > Limits::max_seq_len)
-        return range_error("context length T", c.max_seq_len, 1, Limits::max_seq_len);
+        return range_error("The context length T", c.max_seq_len, 1, Limits::max_seq_len);
     std::string heads = validate_heads(c.d_model, c.n_heads);
     if (!heads.empty()) return heads;
     int kv = c.kv_heads();

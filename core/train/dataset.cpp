@@ -47,8 +47,8 @@ std::string check_dataset_size(std::size_t n_tokens, int T, double val_fraction)
         return "The validation fraction must be between " + percent(MIN_VAL_FRACTION) + " and " +
                percent(MAX_VAL_FRACTION) + " of the text.";
     if (T < 1 || T > Limits::max_seq_len)
-        return "context length T = " + std::to_string(T) + " is outside the allowed range 1 to " +
-               std::to_string(Limits::max_seq_len) + ".";
+        return "The context length T must be a whole number from 1 to " + std::to_string(Limits::max_seq_len) +
+               ", not " + std::to_string(T) + ".";
     if (n_tokens == 0) return "The text is empty: paste or load some text to train on.";
     if (n_tokens > DataLimits::max_tokens)
         return "The text has " + with_commas(n_tokens) + " characters; at most " +
@@ -63,8 +63,8 @@ std::string check_dataset_size(std::size_t n_tokens, int T, double val_fraction)
 
 std::string make_dataset(const std::vector<int>& ids, int vocab_size, int T, Dataset& out, double val_fraction) {
     if (vocab_size < 1 || vocab_size > Limits::max_vocab)
-        return "vocabulary size = " + std::to_string(vocab_size) + " is outside the allowed range 1 to " +
-               std::to_string(Limits::max_vocab) + ".";
+        return "The vocabulary size must be a whole number from 1 to " + std::to_string(Limits::max_vocab) + ", not " +
+               std::to_string(vocab_size) + ".";
     std::string err = check_dataset_size(ids.size(), T, val_fraction);
     if (!err.empty()) return err;
     for (std::size_t i = 0; i < ids.size(); ++i)

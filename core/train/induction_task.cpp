@@ -12,11 +12,11 @@ int random_token(Rng& rng, int V) { return 1 + static_cast<int>(rng.below(static
 
 std::string validate_induction_task(int T, int V, int min_len, int max_len) {
     if (T < 3 || T > Limits::max_seq_len)
-        return "context length T = " + std::to_string(T) + " is outside the allowed range 3 to " +
-               std::to_string(Limits::max_seq_len) + " for the induction task.";
+        return "For the induction task the context length T must be a whole number from 3 to " +
+               std::to_string(Limits::max_seq_len) + ", not " + std::to_string(T) + ".";
     if (V < 2 || V > Limits::max_vocab)
-        return "vocabulary size = " + std::to_string(V) + " is outside the allowed range 2 to " +
-               std::to_string(Limits::max_vocab) + " (token 0 is BOS, the segment uses 1..V-1).";
+        return "For the induction task the vocabulary size must be a whole number from 2 to " +
+               std::to_string(Limits::max_vocab) + ", not " + std::to_string(V) + " (token 0 is BOS, the segment uses 1..V-1).";
     const int longest = (T - 1) / 2;
     if (min_len < 1 || max_len < min_len)
         return "The segment lengths must satisfy 1 <= min_len <= max_len (got " + std::to_string(min_len) + " and " +

@@ -22,8 +22,8 @@ int max_offset(const OffsetTaskConfig& k) {
 
 std::string validate_offset_task(const OffsetTaskConfig& k, int T) {
     if (T < 2 || T > Limits::max_seq_len)
-        return "context length T = " + std::to_string(T) + " is outside the allowed range 2 to " +
-               std::to_string(Limits::max_seq_len) + " for the offsets task.";
+        return "For the offsets task the context length T must be a whole number from 2 to " +
+               std::to_string(Limits::max_seq_len) + ", not " + std::to_string(T) + ".";
     if (k.symbols < 2) return "the offsets task needs at least 2 symbols (got " + std::to_string(k.symbols) + ").";
     const int K = static_cast<int>(k.offsets.size());
     if (K < 1 || K > OffsetTaskLimits::max_offsets)

@@ -283,7 +283,7 @@ test('a learning rate that blows up pauses the run with a message and offers the
     await p.waitForFunction(() => /^Paused: the loss of H = 4 blew up \(see its card/.test(document.getElementById('c-status').textContent));
     // a tenth of 10 would still be 300 × the default: the way back offers the default
     const restore = p.locator('#c-runs button[data-action="restore"]');
-    assert.match(await restore.textContent(), /Go back to the snapshot at step \d+ and continue with learning rate 0\.003 \(the default rate\)/);
+    assert.match(await restore.textContent(), /Go back to the snapshot at step \d+ and continue with learning rate 0\.003 \(the default rate: /);
     await restore.click();
     await p.waitForFunction(() => document.querySelector('#c-runs .run-card.status-running, #c-runs .run-card.status-done'));
     await p.click('#c-stop');
@@ -362,7 +362,9 @@ test('nonsense URL values fall back to defaults, and the page names them', async
   const p = await openPage('#panel=nowhere&steps=abc&heads=3,x&lr=-1&hide=everything');
   try {
     const notice = await p.locator('#link-notice').textContent();
-    for (const part of ['panel=“nowhere”', 'steps=“abc”', 'heads=“3,x”', 'lr=“-1”', 'hide=“everything”']) assert.ok(notice.includes(part), notice);
+    for (const part of ['not “nowhere”', 'steps must be a whole number from 1 to 5000, not “abc”: using 300.',
+      'heads must be 1 to 4 whole numbers from 1 to 64, separated by commas, not “3,x”', 'lr must be a number from', 'not “-1”',
+      'not “everything”']) assert.ok(notice.includes(part), notice);
     assert.equal(await p.inputValue('#c-steps'), '300');
     assert.equal(await p.inputValue('#c-heads'), '1,4,8');
   } finally {

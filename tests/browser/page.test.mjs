@@ -139,7 +139,9 @@ test('nonsense URL values fall back to defaults and the page names them', async 
     assert.equal(await p.inputValue('#in-seed'), '1');
     assert.equal(await p.isChecked('input[name="order"][value="canonical"]'), true);
     const notice = await p.locator('#link-notice').textContent();
-    for (const name of ['D=“abc”', 'order=“sideways”', 'seed=“-3”']) assert.ok(notice.includes(name), notice);
+    // each in the user's terms: what the setting must be, what the link gave, what is used instead
+    for (const part of ['D must be a whole number from 1 to', 'not “abc”: using 8.', 'order must be one of canonical, swapped, not “sideways”',
+      'seed must be a whole number from 0 to', 'not “-3”: using 1.']) assert.ok(notice.includes(part), notice);
     assert.equal(await heatmapCount(p), 4);
   } finally {
     await p.close();

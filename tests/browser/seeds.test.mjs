@@ -189,6 +189,9 @@ test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the wa
     assert.ok(created >= 1 && created <= Math.max(1, cores), `${created} runs on ${cores} cores`);
     assert.equal(await p.locator('#c-runs .run-card.status-queued').count(), 9 - created);
     assert.equal(await p.textContent('#c-pause'), 'Resume');
+    // the status says so (run_state.js), also for a run that was set up after the click
+    await p.waitForFunction(() => document.getElementById('c-status').dataset.state === 'paused');
+    assert.equal(await p.textContent('#c-status'), `Paused; ${9 - created} runs waiting. Resume goes on from here.`);
     await p.click('#c-pause');
     await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running'));
     assert.equal(await p.textContent('#c-pause'), 'Pause');
@@ -248,7 +251,7 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.match(await help.textContent(), /^9 runs of 2,000 steps: about 12 min here/);  // 5 × 2000 × 1024 / 14200 = 721 s
     // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
     await p.click('#c-start');
-    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2000 steps/);
+    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2,000 steps \(14,200 tokens\/s per worker/);
     assert.equal(await p.evaluate(() => document.activeElement.id), 'c-confirm-go');
     await p.click('#c-confirm-cancel');
     assert.equal(await p.locator('#c-confirm').isHidden(), true);

@@ -226,6 +226,17 @@ export function checkRun(settings) {
   return mod._checkRun(settings);
 }
 
+/**
+ * The learning rate the core's schedule gives a step: linear warm-up from 0 over warmup steps, then a cosine to
+ * minLr at steps (train/optimizer.hpp lr_at). Call after loadEngine().
+ * @param {number} step counting from 0
+ * @param {{steps: number, warmup: number, lr: number, minLr: number}} s a run's schedule (RunSettings)
+ * @returns {number}
+ */
+export function lrAt(step, s) {
+  return mod._lrAt(step, s.steps, s.warmup, s.lr, s.minLr);
+}
+
 // ---------------------------------------------------------------- the core's rules: comparisons over seeds
 
 /**

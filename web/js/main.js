@@ -12,7 +12,7 @@ import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './runs.js';
 import { openRunStore, RunKeeper } from './run_store.js';
-import { completeProps, defaultState, HIDEABLE, propRange, props, readHash, readLayout, writeHash } from './state.js';
+import { completeProps, defaultState, HIDEABLE, propRange, props, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
@@ -87,10 +87,11 @@ function showNotice(rejected) {
     return;
   }
   const defaults = Object.fromEntries(props().map((p) => [p.name, Array.isArray(p.default) ? p.default.join(',') : p.default]));
+  // one sentence per setting, in the user's terms: "H must be a whole number from 1 to 64, not “-3”: using 4."
   const parts = rejected.map((r) => (r.name in defaults
-    ? `${r.name}=“${clip(r.value)}” (${r.reason}; using ${clip(String(defaults[r.name]))})`
-    : `“${clip(r.name)}” (${r.reason})`));
-  ui.noticeText.textContent = `Some settings in the link were not understood and were ignored: ${parts.join(', ')}.`;
+    ? `${r.name} ${r.reason}, not “${clip(r.value)}”: using ${clip(String(defaults[r.name]))}.`
+    : `“${clip(r.name)}” is ${r.reason}.`));
+  ui.noticeText.textContent = `Some settings in the link were not used. ${parts.join(' ')}`;
   ui.notice.hidden = false;
 }
 
@@ -105,11 +106,14 @@ function render() {
   showPanels();
 
   // sizes and reshape
-  const layouts = Object.fromEntries(ORDERS.map((o) => [o, headLayout(D, H, o)]));
+  // a box that holds no whole number in range (H = 2.5, −3, empty) is named before the core sees it: the core takes
+  // whole numbers, and 2.5 would reach it as 2
+  const typed = rangeError('D', D, 'D') ?? rangeError('H', H, 'H');
+  const layouts = Object.fromEntries(ORDERS.map((o) => [o, typed ? { ok: false, error: typed } : headLayout(D, H, o)]));
   const sizesOk = layouts.canonical.ok && layouts.swapped.ok;
   showError(ui.sizesError, sizesOk ? '' : (layouts.canonical.error ?? layouts.swapped.error));
-  ui.D.setAttribute('aria-invalid', String(!sizesOk));
-  ui.H.setAttribute('aria-invalid', String(!sizesOk));
+  ui.D.setAttribute('aria-invalid', String(!sizesOk && !(typed && rangeError('D', D, 'D') === null)));
+  ui.H.setAttribute('aria-invalid', String(!sizesOk && !(typed && rangeError('H', H, 'H') === null)));
   // the badge names panel 2 only where panel 2 is in the page (an embedded reshape panel may be alone)
   const badge = app.shows('attention') ? 'used in panel 2' : 'the order chosen above';
   for (const o of ORDERS) views.reshape[o].update(sizesOk ? { layout: layouts[o], active: o === order, badge } : null);

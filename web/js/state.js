@@ -145,7 +145,7 @@ export function completeProps(constants) {
   for (const p of table) {
     const raw = Array.isArray(p.default) ? p.default.join(',') : String(p.default);
     const parsed = parseValue(p, raw);
-    if (!parsed.ok) throw new Error(`state.js: the default of ${p.name} (${raw}) is ${parsed.reason}`);
+    if (!parsed.ok) throw new Error(`state.js: the default of ${p.name} (${raw}) does not fit: it ${parsed.reason}`);
   }
   PROPS = Object.freeze(table);
   BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
@@ -190,48 +190,46 @@ function defaultsOf(table) {
  * @returns {{ok: true, value: number|string} | {ok: false, reason: string}}
  */
 export function parseValue(prop, raw) {
+  // reasons say what the value must be, in the user's terms ("must be a whole number from 1 to 64")
   if (prop.type === 'int') {
-    if (!/^\s*\d+\s*$/.test(raw)) return { ok: false, reason: 'not a whole number' };
     const v = Number(raw);
-    if (v < prop.min || v > prop.max) return { ok: false, reason: `outside ${prop.min}…${prop.max}` };
+    if (!/^\s*\d+\s*$/.test(raw) || v < prop.min || v > prop.max)
+      return { ok: false, reason: `must be a whole number from ${prop.min} to ${prop.max}` };
     return { ok: true, value: v };
   }
   if (prop.type === 'number') {
     const v = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(v)) return { ok: false, reason: 'not a number' };
-    if (v < prop.min || v > prop.max) return { ok: false, reason: `outside ${prop.min}…${prop.max}` };
+    if (raw.trim() === '' || !Number.isFinite(v) || v < prop.min || v > prop.max)
+      return { ok: false, reason: `must be a number from ${prop.min} to ${prop.max}` };
     return { ok: true, value: v };
   }
   if (prop.type === 'ints') {
     const parts = raw.split(',');
-    if (parts.length < prop.minCount || parts.length > prop.maxCount)
-      return { ok: false, reason: `not ${prop.minCount} to ${prop.maxCount} whole numbers` };
-    const vs = [];
-    for (const p of parts) {
-      if (!/^\s*\d+\s*$/.test(p)) return { ok: false, reason: 'not a list of whole numbers' };
-      const v = Number(p);
-      if (v < prop.min || v > prop.max) return { ok: false, reason: `a value outside ${prop.min}…${prop.max}` };
-      vs.push(v);
+    const bad = parts.length < prop.minCount || parts.length > prop.maxCount
+      || parts.some((p) => !/^\s*\d+\s*$/.test(p) || Number(p) < prop.min || Number(p) > prop.max);
+    if (bad) {
+      return { ok: false, reason: `must be ${prop.minCount === prop.maxCount ? prop.minCount : `${prop.minCount} to ${prop.maxCount}`} ` +
+        `whole numbers from ${prop.min} to ${prop.max}, separated by commas` };
     }
-    return { ok: true, value: vs };
+    return { ok: true, value: parts.map(Number) };
   }
   if (prop.type === 'numbers') {
     const parts = raw.split(',');
-    if (parts.length !== prop.count) return { ok: false, reason: `not ${prop.count} numbers` };
     const vs = parts.map((p) => (p.trim() === '' ? NaN : Number(p)));
-    if (vs.some((v) => !Number.isFinite(v) || Math.abs(v) > 1e6)) return { ok: false, reason: 'not a list of numbers' };
+    if (parts.length !== prop.count || vs.some((v) => !Number.isFinite(v) || Math.abs(v) > 1e6))
+      return { ok: false, reason: `must be ${prop.count} numbers from −1,000,000 to 1,000,000, separated by commas` };
     return { ok: true, value: vs };
   }
   if (prop.type === 'words') {
     const vs = raw.split(',').map((w) => w.trim()).filter(Boolean);
     const bad = vs.find((w) => !prop.values.includes(w));
-    if (bad !== undefined) return { ok: false, reason: `“${bad}” is not one of ${prop.values.join(', ')}` };
+    if (bad !== undefined) return { ok: false, reason: `must be one or more of ${prop.values.join(', ')}, separated by commas` };
     return { ok: true, value: vs };
   }
   if (prop.type === 'enum') {
-    return prop.values.includes(raw) ? { ok: true, value: raw } : { ok: false, reason: `not one of ${prop.values.join(', ')}` };
+    return prop.values.includes(raw) ? { ok: true, value: raw } : { ok: false, reason: `must be one of ${prop.values.join(', ')}` };
   }
-  if (raw.length > prop.maxLength) return { ok: false, reason: `longer than ${prop.maxLength} characters` };
+  if (raw.length > prop.maxLength) return { ok: false, reason: `must be at most ${prop.maxLength} characters long` };
   return { ok: true, value: raw };
 }
 

@@ -8,9 +8,10 @@
 // Wiring only: every number and every verdict comes from the core in the workers or in the page's module.
 import { loadCorpus } from '../data.js';
 import { checkRun, compareVariants, constants } from '../engine.js';
-import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
+import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, el, showAlert, table } from '../views/dom.js';
+import { count, el, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -242,7 +243,7 @@ export function setupBreak(app) {
   async function startAll() {
     showError('');
     const settings = runSettings();
-    if (settings.error) return showError(settings.error);
+    if (settings.error) return showRejection(ui.error, app.readable(settings.error), form.invalid(app.state) ?? ui.start);
     let text;
     try {
       text = await loadCorpus();
@@ -273,7 +274,7 @@ export function setupBreak(app) {
     stopped = false;
     held = false;
     app.keeper.replace('break', old, savedPlan());
-    ui.status.textContent = 'Setting up the workers…';
+    restartNote = '';
     fill();
     draw();
   }
@@ -297,8 +298,9 @@ export function setupBreak(app) {
       if (stopped) run.stop();
       else if (!held) run.start();
     }
-    if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
-    if (type === RUN_EVENT.died) ui.status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
+    // the same failure of several runs is said once, naming the runs only when they differ
+    if (type === RUN_EVENT.failed) showError(failureSentence(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), app.readable));
+    if (type === RUN_EVENT.died) restartNote = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
     const streaming = [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.trace].includes(type);
     if (!streaming) fill();  // a run ended or failed: its slot is free
     schedule(!streaming);
@@ -306,13 +308,30 @@ export function setupBreak(app) {
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
 
   // ---------------------------------------------------------------- drawing
   function draw() {
     const all = [...runs.values()];
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
-    drawCharts(all.find((r) => r.facts)?.facts.baselineLoss ?? null);
-    ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready'].includes(r.status)) && !queued;
+    const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
+    drawCharts(baseline);
+    // the one status sentence and the buttons, from the run-state machine (run_state.js)
+    const st = panelStatus(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), {
+      baseline, baselineName: 'the unigram guess', queued, held,
+      paused: held ? 'Restored from this browser, paused: "Continue the restored runs" trains the rest.' : '',
+      training: `${Math.min(slots, plan.length)} at a time (one per core here)${queued ? `; ${queued} waiting` : ''}.`,
+      wayBack: () => 'at this learning rate; Stop ends the comparison with what has trained',
+      done: () => {
+        if (comparison.wall === null) {
+          comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+          app.keeper.plan('break', savedPlan());
+        }
+        const trained = all.filter((r) => r.status === 'done').length;
+        return `Done: ${plural(trained, 'run')} (canonical and ${plural(comparison.variants.length - 1, 'variant')}, ` +
+          `${plural(comparison.seeds, 'seed')} each) in ${comparison.wall.toFixed(1)} s of wall time, ${Math.min(slots, plan.length)} at a time.`;
+      } });
+    ui.stop.disabled = !st.buttons.stop.enabled;
     ui.start.textContent = all.length ? 'Train again' : 'Train';
     ui.resume.hidden = !held;
     const nodes = (comparison?.variants ?? []).map((v) => {
@@ -323,22 +342,9 @@ export function setupBreak(app) {
     drawSwap();
     ui.final.replaceChildren(...finalTable());
     // the worker sends the causality report and the swap check before 'done', so a done run has them
-    const finished = plan.length > 0 && !queued && plan.every((p) => p.cancelled || ['done', 'failed'].includes(p.run?.status));
-    if (!all.length) ui.status.textContent = '';
-    else if (finished) {
-      if (comparison.wall === null) {
-        comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
-        app.keeper.plan('break', savedPlan());
-      }
-      const trained = all.filter((r) => r.status === 'done').length;
-      ui.status.textContent = `Done: ${plural(trained, 'run')} (canonical and ${plural(comparison.variants.length - 1, 'variant')}, ` +
-        `${plural(comparison.seeds, 'seed')} each) in ${comparison.wall.toFixed(1)} s of wall time, ${Math.min(slots, plan.length)} at a time.`;
-      document.documentElement.dataset.breakit = 'done';
-    } else if (held) {
-      ui.status.textContent = 'Restored from this browser, paused: "Continue the restored runs" trains the rest.';
-    } else if (all.some((r) => r.status === 'running')) {
-      ui.status.textContent = `Training… ${Math.min(slots, plan.length)} at a time (one per core here)${queued ? `; ${queued} waiting` : ''}.`;
-    }
+    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.dataset.state = st.state;
+    if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.breakit = 'done';
   }
 
   // one small chart per variant: its band over the seeds beside canonical's (the same on every chart)
@@ -478,6 +484,7 @@ export function setupBreak(app) {
     }
     const steps = run.settings.steps;
     c.card.className = `run-card variant-card status-${run.status}${run.restoredAt ? ' restored' : ''}`;
+    c.card.dataset.state = runState(run, run.facts?.baselineLoss ?? null);
     c.title.replaceChildren(el('code', {}, run.key), ' ', el('span', { class: 'muted' }, run.key === 'canonical'
       ? 'view(B,T,H,d_h).transpose(1,2), scores / √d_h' : lesson(run.key).title));
     c.progress.max = steps;
@@ -487,8 +494,8 @@ export function setupBreak(app) {
     const val = run.val.loss.at(-1);
     c.facts.textContent = [
       restoredMark(run),
-      statusWord(run),
-      `step ${run.stepsDone} / ${steps}`,
+      STATE_WORD[c.card.dataset.state],
+      `step ${count(run.stepsDone)} / ${count(steps)}`,
       comparison?.seeds > 1 ? `seed ${run.settings.seed}` : '',
       Number.isFinite(ms) ? `${ms.toFixed(1)} ms per step` : '',
       val !== undefined ? `val ${val.toFixed(3)}` : '',
@@ -507,7 +514,7 @@ export function setupBreak(app) {
       c.leaks.replaceChildren(...leakList(run));
       c.sample.replaceChildren(...(run.sample ? [el('figure', { class: 'sample' },
         el('figcaption', {}, `Generated by ${run.key} after ${run.stepsDone} steps (it sees only what it has written so far)`),
-        el('pre', {}, run.sample))] : run.status === 'failed' ? [el('p', { class: 'alert', role: 'alert' }, app.readable(run.error))] : []));
+        el('pre', {}, run.sample))] : run.status === 'failed' ? [el('p', { class: 'run-facts' }, 'It could not train: the reason is above the runs.')] : []));
     }
     return c.card;
   }

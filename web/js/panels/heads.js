@@ -5,14 +5,15 @@
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
 // (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
-import { checkRun, compareOverSeeds, constants } from '../engine.js';
+import { checkRun, compareOverSeeds, constants, lrAt } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { drawScheduler, Run, RUN_EVENT, statusWord, stepsBetween } from '../runs.js';
+import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, download, el, showAlert, table } from '../views/dom.js';
+import { count, download, el, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -124,8 +125,9 @@ export function setupHeads(app) {
     const err = form.error(s) ?? (offsets() ? null : textForm.error(s))
       ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
         && heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
-        ? null : `Head counts: ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
-      ?? (new Set(heads).size === heads.length ? null : 'Each head count once, please.');
+        ? null : `Head counts must be ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
+      ?? (new Set(heads).size === heads.length ? null
+        : `Each head count can be listed once: ${heads.find((h, i) => heads.indexOf(h) !== i)} is listed twice.`);
     if (err) return { error: err };
     const o = constants().offsetsSetting;
     // the offsets task: its own model and schedule (the core's), D and the seed from the form
@@ -166,12 +168,15 @@ export function setupHeads(app) {
     showError('');
     ui.confirm.hidden = true;
     const checked = runSettings();
-    if (checked.error) return showError(checked.error);
+    if (checked.error) {
+      // the sentence under the buttons, the focus on the control it is about (the head counts for the core's verdicts)
+      return showRejection(ui.error, app.readable(checked.error), form.invalid(app.state) ?? (offsets() ? null : textForm.invalid(app.state)) ?? ui.heads);
+    }
     const { settings, heads } = checked;
     const e = offsets() ? null : budget.estimate();
     if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
-      ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${e.runs} runs of ` +
-        `${app.state.steps} steps (${Math.round(e.speed).toLocaleString('en-US')} tokens/s per worker, ${e.source}). Train anyway?`;
+      ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${count(e.runs)} runs of ` +
+        `${count(app.state.steps)} steps (${count(Math.round(e.speed))} tokens/s per worker, ${e.source}). Train anyway?`;
       ui.confirm.hidden = false;
       ui.confirmGo.focus();
       return;
@@ -215,9 +220,9 @@ export function setupHeads(app) {
     held = false;
     stopped = false;
     app.keeper.replace('heads', old, savedPlan());
+    restartNote = '';
     delete document.documentElement.dataset.comparison;
     app.runsChanged({ type: RUN_EVENT.reset });
-    ui.status.textContent = 'Setting up the workers…';
     fill();
     draw();
   }
@@ -283,12 +288,15 @@ export function setupHeads(app) {
         run.start();
       }
     }
-    if (type === RUN_EVENT.failed) (run.key === 'upload' ? uploadError : showError)(`${run.label}: ${e.error}`);
+    if (type === RUN_EVENT.failed) {
+      // the same failure of several runs (an empty text) is said once, naming the runs only when they differ
+      if (run.key === 'upload') uploadError(`${run.label}: ${e.error}`);
+      else showError(failureSentence(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), app.readable));
+    }
     if (type === RUN_EVENT.died) {
-      ui.status.textContent = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
+      restartNote = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
     }
-    if (type === RUN_EVENT.restarted) ui.status.textContent += ` ${run.label} is running again.`;
     app.runsChanged(e);
     const streaming = type === RUN_EVENT.progress || type === RUN_EVENT.val || type === RUN_EVENT.snapshot || type === RUN_EVENT.trace;
     if (!streaming) fill();  // a run ended, failed or blew up: its slot is free
@@ -297,6 +305,14 @@ export function setupHeads(app) {
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
+
+  // the guess the final losses are held against: the unigram (text) or uniform (offsets) loss, once a run knows it
+  const baselineOf = () => {
+    const f = runs().find((r) => r.facts)?.facts;
+    return f ? { baseline: f.baselineLoss, baselineName: f.task === 'offsets' ? 'the uniform guess' : 'the unigram guess' }
+      : { baseline: null };
+  };
 
   function draw() {
     const all = runs();
@@ -316,40 +332,31 @@ export function setupHeads(app) {
       return { label: `H = ${H}, seed ${p?.seed}`, run: p?.run ?? null };
     }));
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
-    const active = all.some((r) => ['starting', 'ready', 'running', 'restarting'].includes(r.status));
-    const running = all.some((r) => r.status === 'running');
-    const paused = all.some((r) => r.status === 'paused' || r.status === 'ready') || (held && queued > 0);
-    ui.pause.disabled = !running && !paused;
-    ui.pause.textContent = running || !paused ? 'Pause' : 'Resume';
-    ui.pause.setAttribute('aria-pressed', String(!running && paused));
-    ui.stop.disabled = !all.some((r) => ['running', 'paused', 'ready', 'diverged'].includes(r.status)) && !queued;
+    // the one status sentence and the buttons, from the run-state machine (run_state.js)
+    const entries = [...plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })),
+      ...(upload ? [{ label: upload.label, run: upload }] : [])];
+    const at = comparison && entries.length > 1 ? `, ${comparison.slots} at a time` : '';
+    const st = panelStatus(entries, { ...baselineOf(), queued, held,
+      training: queued ? `${comparison.slots} at a time (one per core of this machine); ${queued} waiting.` : '',
+      done: () => {
+        if (comparison && comparison.wall === null) {
+          comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
+          app.keeper.plan('heads', savedPlan());
+        }
+        const trained = all.filter((r) => r.status === 'done').length;
+        return `Done: ${plural(trained, 'run')} in ${(comparison?.wall ?? upload.wallSeconds).toFixed(1)} s of wall time${at}.`;
+      } });
+    ui.pause.disabled = !st.buttons.pause.enabled;
+    ui.pause.textContent = st.buttons.pause.label;
+    ui.pause.setAttribute('aria-pressed', String(st.buttons.pause.pressed));
+    ui.stop.disabled = !st.buttons.stop.enabled;
     ui.csv.disabled = !all.some((r) => r.val.step.length);
     ui.start.textContent = all.length ? 'Train again' : 'Train';
     drawCards(upload);
     drawFinal(upload);
-    const allDone = plan.length + (upload ? 1 : 0) > 0 && !queued
-      && plan.every((p) => p.cancelled || p.run?.status === 'done') && (!upload || upload.status === 'done');
-    if (!all.length) ui.status.textContent = '';
-    else if (allDone) {
-      if (comparison && comparison.wall === null) {
-        comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
-        app.keeper.plan('heads', savedPlan());
-      }
-      const trained = all.filter((r) => r.status === 'done').length;
-      const wall = comparison?.wall ?? upload.wallSeconds;
-      const at = comparison && trained > 1 ? `, ${comparison.slots} at a time` : '';
-      ui.status.textContent = `Done: ${plural(trained, 'run')} in ${wall.toFixed(1)} s of wall time${at}.`;
-      document.documentElement.dataset.comparison = 'done';
-    } else if (!ui.status.textContent.includes('restarted')) {
-      const waiting = queued ? ` ${comparison.slots} at a time (one per core of this machine); ${queued} waiting.` : '';
-      const blown = all.filter((r) => r.status === 'diverged');
-      if (running) ui.status.textContent = `Training…${waiting}`;
-      else if (held && (active || paused)) ui.status.textContent = `Paused${queued ? `; ${queued} runs waiting` : ''}.`;
-      else if (blown.length) {
-        ui.status.textContent = `Paused: the loss of ${blown.map((r) => r.label).join(', ')} blew up (see ` +
-          `${blown.length > 1 ? 'their cards' : 'its card'} for the way back).`;
-      }
-    }
+    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.dataset.state = st.state;
+    if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.comparison = 'done';
   }
 
   // the cards: one per run, in a column per head count (its seeds one below the other), a run still waiting for a
@@ -404,15 +411,17 @@ export function setupHeads(app) {
     const pct = Math.min(100, (100 * run.stepsDone) / steps);
     const left = run.secondsLeft();
     const val = run.val.loss.at(-1);
+    const state = runState(run, baselineOf().baseline);
     c.card.className = `run-card status-${run.status}${run.restoredAt ? ' restored' : ''}`;
+    c.card.dataset.state = state;
     c.title.replaceChildren(run.label, ' ', el('span', { class: 'muted' }, run.facts && withParams ? `${count(run.facts.params)} parameters` : ''));
     c.progress.max = steps;
     c.progress.value = run.stepsDone;
     c.progress.setAttribute('aria-label', `${run.label}: ${Math.round(pct)}% of the steps done`);
     c.facts.textContent = [
       restoredMark(run),
-      statusWord(run),
-      `step ${run.stepsDone} / ${steps}`,
+      STATE_WORD[state],
+      `step ${count(run.stepsDone)} / ${count(steps)}`,
       run.seconds > 0 ? `${count(run.tokensPerSecond())} tokens/s` : '',
       run.status === 'running' && Number.isFinite(left) ? `about ${Math.ceil(left)} s left` : '',
       val !== undefined ? `val ${val.toFixed(3)}` : '',
@@ -437,10 +446,9 @@ export function setupHeads(app) {
         `${d.limit.toFixed(2)} (${constants().divergenceFactor} × ln V, where ln V is the loss of guessing uniformly). ` +
         'The learning rate is too high for this model; the run is paused.'));
       if (back !== null) {
-        // a tenth of the rate that blew up, but never above the default, which trains this panel's models
-        const tenth = +(run.settings.lr / 10).toPrecision(2), usual = prop('lr').default;
-        const lower = Math.min(tenth, usual);
-        const why = lower === usual ? 'the default rate' : 'a tenth of the rate that blew up';
+        // from the run's own history: the largest rate it trained at while its loss still fell, else a tenth of the
+        // rate that blew up; never above the default, which trains this panel's models (run_state.js)
+        const { lr: lower, why } = suggestedLr(run, lrAt, prop('lr').default);
         const b = el('button', { type: 'button', class: 'button', 'data-action': 'restore' },
           `Go back to the snapshot at step ${back} and continue with learning rate ${lower} (${why})`);
         b.addEventListener('click', async () => {
@@ -475,7 +483,11 @@ export function setupHeads(app) {
         `validation loss ${val.toFixed(3)} against ${baseline.toFixed(3)} for the ${run.facts.task === 'char' ? 'unigram' : 'uniform'} ` +
         `guess. The learning rate ${run.settings.lr} may be too high (or the budget too short) for this model.`));
     }
-    if (run.status === 'failed') out.push(el('p', { class: 'alert', role: 'alert' }, app.readable(run.error)));
+    // the reason is said once, above the runs (failureSentence); a loaded file's beside the control that loaded it
+    if (run.status === 'failed') {
+      out.push(el('p', { class: 'run-facts' }, run.key === 'upload' ? 'It could not be loaded: the reason is beside the button that loaded it.'
+        : 'It could not train: the reason is above the runs.'));
+    }
     return out;
   }
 
@@ -540,7 +552,7 @@ export function setupHeads(app) {
     return table(`The loaded file's model${r.status === 'done' ? '' : ' so far'}.`,
       ['run', 'parameters', 'validation loss', 'step', 'time'],
       [[r.label, count(r.facts.params), r.val.loss.at(-1).toFixed(3), String(r.val.step.at(-1)),
-        r.status === 'done' ? `${r.wallSeconds.toFixed(1)} s` : statusWord(r)]], { class: 'final-table' });
+        r.status === 'done' ? `${r.wallSeconds.toFixed(1)} s` : STATE_WORD[runState(r, baselineOf().baseline)]]], { class: 'final-table' });
   }
 
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }

@@ -43,13 +43,15 @@ export function measuredSpeed(runs, s) {
  * @param {{steps: number, batch: number, context: number, heads: number[], seeds: number}} s the panel's settings
  * @param {{speed: number, sameSizes: boolean}} measured tokens/s of one worker (measuredSpeed), 0 when unknown
  * @param {number} slots workers at once (one per core)
+ * @param {number} [fallback] tokens/s of one worker before any run here: the heads panel's model, unless another
+ *   panel's model states its own (measured in headless Chromium on a 2-core machine too)
  * @returns {{runs: number, seconds: number, speed: number, source: string}} source: where the speed comes from
  */
-export function estimate(s, { speed, sameSizes }, slots) {
+export function estimate(s, { speed, sameSizes }, slots, fallback = SETTINGS.fallbackTokensPerSecond) {
   const runs = s.heads.length * s.seeds;
   const rounds = Math.ceil(runs / Math.max(1, slots));
   const known = speed > 0;
-  const perWorker = known ? speed : SETTINGS.fallbackTokensPerSecond;
+  const perWorker = known ? speed : fallback;
   const source = !known ? 'measured in headless Chromium on a 2-core machine; this browser\'s own speed replaces it after a first run'
     : sameSizes ? "measured in this browser's last run" : "measured in this browser's last run, of other sizes: a rough guide";
   return { runs, seconds: (rounds * s.steps * s.batch * s.context) / perWorker, speed: perWorker, source };

@@ -5,10 +5,12 @@
 // against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
 // measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
 import { checkRun, constants } from '../engine.js';
-import { drawScheduler, Run, RUN_EVENT, sideBySideHandler, statusWord, stepsBetween } from '../runs.js';
+import { allReady, drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
+import { ASK_ABOVE_SECONDS, duration, estimate, measuredSpeed } from './heads_budget.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { el, showAlert, table } from '../views/dom.js';
+import { count, el, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -19,6 +21,10 @@ const SETTINGS = {
   weightDecay: 0,
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 300,
+  // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
+  // T = 16, 4,608,000 tokens per run) took 171 s and 117 s of wall time for both runs in headless Chromium on the
+  // shared 2-core machine (docs/experiments.md, "On the page"): 4,608,000 / 144 s, the mean
+  fallbackTokensPerSecond: 32000,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -29,7 +35,8 @@ const $ = (id) => document.getElementById(id);
 export function setupInduction(app) {
   const ui = {
     task: [...document.querySelectorAll('input[name="ntask"]')],
-    steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'),
+    steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'), estimate: $('n-estimate'),
+    confirm: $('n-confirm'), confirmText: $('n-confirm-text'), confirmGo: $('n-confirm-go'), confirmCancel: $('n-confirm-cancel'),
     error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
     layer0: $('n-layer0'), layer0Result: $('n-layer0-result'),
   };
@@ -50,12 +57,36 @@ export function setupInduction(app) {
     const s = app.state;
     for (const r of ui.task) r.checked = r.value === s.ntask;
     form.show(s);
+    showEstimate();
   }
 
   function read() {
     const s = app.state;
     form.read(s);
     app.save();
+    showEstimate();
+  }
+
+  // ---------------------------------------------------------------- how long it will take here
+  // the 2-layer model of the latest run that trained here (kept across Train again), the speed the estimate uses
+  let timed = null;
+  const slots = () => Math.max(1, navigator.hardwareConcurrency || 1);
+
+  // the two runs (the model and its control) of these settings: how long here, from this browser's speed
+  // (heads_budget.js: the last run's tokens/s, else the measured fallback), or null while the form is not valid
+  function timeEstimate() {
+    const s = app.state;
+    if (form.error(s)) return null;
+    const { context, batch } = constants().inductionSettings[s.ntask];
+    const model = runs.get('L2');
+    const speed = measuredSpeed(model?.trained ? [model] : timed ? [timed] : [], { cD: SETTINGS.model.dModel, layers: 2, context, batch });
+    const e = estimate({ steps: s.nsteps, batch, context, heads: [2, 1], seeds: 1 }, speed, slots(), SETTINGS.fallbackTokensPerSecond);
+    const how = `${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(2, slots())} at a time`;
+    return { ...e, how, sentence: `2 runs of ${count(s.nsteps)} steps (the 2-layer model and its control): about ${duration(e.seconds)} here (${how}).` };
+  }
+
+  function showEstimate() {
+    ui.estimate.textContent = timeEstimate()?.sentence ?? '';
   }
 
   function runSettings() {
@@ -73,10 +104,22 @@ export function setupInduction(app) {
     return verdict.ok ? settings : { error: verdict.error };
   }
 
-  function startAll() {
+  // confirmed: the user said yes to a run longer than ASK_ABOVE_SECONDS (the question is asked in the page)
+  function startAll(confirmed = false) {
     showError('');
+    ui.confirm.hidden = true;
     const settings = runSettings();
-    if (settings.error) return showError(settings.error);
+    if (settings.error) return showRejection(ui.error, app.readable(settings.error), form.invalid(app.state) ?? ui.steps);
+    const e = timeEstimate();
+    if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
+      ui.confirmText.textContent = `This will take about ${duration(e.seconds)} here: 2 runs of ${count(app.state.nsteps)} steps ` +
+        `(${e.how}). Keep this tab open while it trains. Train anyway?`;
+      ui.confirm.hidden = false;
+      ui.confirmGo.focus();
+      return;
+    }
+    const model = runs.get('L2');
+    if (model?.trained) timed = model;
     const old = [...runs.values()];
     for (const r of old) r.dispose();
     runs.clear();
@@ -86,15 +129,24 @@ export function setupInduction(app) {
     for (const [key, layers, label] of [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']]) {
       runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent: keptEvent }));
     }
-    ui.status.textContent = 'Setting up the workers…';
+    restartNote = '';
     draw();
   }
 
-  // schedule is looked up when an event arrives: it is defined below, with the drawing
-  const panelEvent = sideBySideHandler({ runs, showError, status: ui.status,
-    schedule: (now) => schedule(now), streaming: [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace] });
-  // "Look inside" lists these runs too: it hears their events as it hears panel 4's
-  const onEvent = (e) => { panelEvent(e); app.runsChanged?.(e); };
+  const entries = () => [...runs.values()].map((r) => ({ label: r.label, run: r }));
+  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
+  const streaming = [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace];
+
+  // both runs start together once both workers are set up (they share the cores from their first step)
+  function onEvent(e) {
+    const { run, type } = e;
+    if (type === RUN_EVENT.ready && allReady(runs.values()) && ![...runs.values()].some((r) => r.restoredAt)) for (const r of runs.values()) r.start();
+    // the same failure of both runs is said once
+    if (type === RUN_EVENT.failed) showError(failureSentence(entries(), app.readable));
+    if (type === RUN_EVENT.died) restartNote = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
+    schedule(!streaming.includes(type));
+    app.runsChanged?.(e);  // "Look inside" lists these runs too: it hears their events as it hears panel 4's
+  }
   // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
   const keptEvent = app.keeper.watch('induction', onEvent);
   // runs restored after a reload that were training: they wait for this button
@@ -125,14 +177,24 @@ export function setupInduction(app) {
 
   function draw() {
     const model = runs.get('L2'), control = runs.get('L1');
-    ui.stop.disabled = ![...runs.values()].some((r) => ['running', 'paused', 'ready'].includes(r.status));
+    const base = model?.facts?.baselineLoss;
+    // the one status sentence and the buttons, from the run-state machine (run_state.js); the baseline is the
+    // uniform guess the loss chart shows, held against the final validation loss of the task
+    const restoredWaiting = [...runs.values()].some((r) => r.restoredAt && r.status === 'paused');
+    const st = panelStatus(entries(), { baseline: base ?? null, baselineName: 'the uniform guess',
+      paused: restoredWaiting ? 'Restored from this browser, paused: "Continue the restored runs" trains on.' : '',
+      done: () => `Done in ${Math.max(...[...runs.values()].map((r) => r.wallSeconds)).toFixed(1)} s of wall time.` });
+    ui.stop.disabled = !st.buttons.stop.enabled;
     ui.start.textContent = runs.size ? 'Train again' : 'Train';
-    ui.resume.hidden = ![...runs.values()].some((r) => r.restoredAt && r.status === 'paused');
-    ui.runs.replaceChildren(...[...runs.values()].map((r) => el('p', { class: 'run-facts', 'data-run': r.key },
-      el('strong', {}, r.label), r.restoredAt ? ` · ${restoredMark(r)}` : '', ` · ${statusWord(r)} · step ${r.stepsDone} / ${r.settings.steps}`,
+    ui.resume.hidden = !restoredWaiting;
+    ui.runs.replaceChildren(...[...runs.values()].map((r) => el('p', { class: 'run-facts', 'data-run': r.key, 'data-state': runState(r, base ?? null) },
+      el('strong', {}, r.label), r.restoredAt ? ` · ${restoredMark(r)}` : '', ` · ${STATE_WORD[runState(r, base ?? null)]} · step ${count(r.stepsDone)} / ${count(r.settings.steps)}`,
       Number.isFinite(r.msPerStep()) ? ` · ${r.msPerStep().toFixed(1)} ms per step` : '')));
+    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.dataset.state = st.state;
+    if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.induction = 'done';
+    showEstimate();  // this browser's speed, once a run has trained
     if (!model || !control) return;
-    const base = model.facts?.baselineLoss;
     charts.loss.update({
       lines: [
         { label: '2 layers, first copy', ...series(model, (m) => m.lossFirst), style: 0 },
@@ -155,12 +217,6 @@ export function setupInduction(app) {
     drawScores(model, control);
     drawLayer0(model);
     summarise(model, control);
-    if ([model, control].every((r) => ['done', 'failed'].includes(r.status))) {
-      const wall = Math.max(model.wallSeconds, control.wallSeconds);
-      ui.status.textContent = `Done in ${wall.toFixed(1)} s of wall time.`;
-      document.documentElement.dataset.induction = 'done';
-    } else if (model.status === 'running' || control.status === 'running') ui.status.textContent = 'Training…';
-    else if (!ui.resume.hidden) ui.status.textContent = 'Restored from this browser, paused: "Continue the restored runs" trains on.';
   }
 
   // the best last-layer head's attention on the probe, the repeat's start and the induction targets marked
@@ -280,9 +336,12 @@ export function setupInduction(app) {
       app.state.nsteps = constants().inductionSettings[r.value].steps;
       app.save();
       show();
+      ui.confirm.hidden = true;
     });
   }
-  ui.start.addEventListener('click', startAll);
+  ui.start.addEventListener('click', () => startAll());
+  ui.confirmGo.addEventListener('click', () => startAll(true));
+  ui.confirmCancel.addEventListener('click', () => { ui.confirm.hidden = true; ui.start.focus(); });
   ui.layer0.addEventListener('click', toggleLayer0);
   ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
   ui.resume.addEventListener('click', () => {

@@ -79,6 +79,23 @@ export function showAlert(alert, message) {
 }
 
 /**
+ * A rejected input said where the user looks: the sentence in the panel's alert (scrolled into view) and the focus
+ * on the control it is about, marked invalid until the next check.
+ * @param {HTMLElement} alert the panel's role="alert" element
+ * @param {string} message
+ * @param {HTMLElement|null} control the input the sentence is about
+ */
+export function showRejection(alert, message, control) {
+  showAlert(alert, message);
+  if (control) {
+    control.setAttribute('aria-invalid', 'true');
+    control.addEventListener('input', () => control.removeAttribute('aria-invalid'), { once: true });
+    control.focus({ preventScroll: true });
+  }
+  alert.scrollIntoView?.({ block: 'nearest' });
+}
+
+/**
  * The number typed into a form field, NaN when the field is empty (Number('') would be 0).
  * @param {HTMLInputElement} input
  * @returns {number}

@@ -6,8 +6,9 @@ import { numberIn } from './dom.js';
 /**
  * @param {Array<[HTMLInputElement, string, string]>} fields in the order their errors are reported
  * @returns {{ inputs: HTMLInputElement[], show(state: object): void, read(state: object): void,
- *   error(state: object): string|null }} show writes the state into the inputs, read the inputs into the state
- *   (NaN for an empty box), error gives the first value outside its range as a sentence, or null
+ *   error(state: object): string|null, invalid(state: object): HTMLInputElement|null }} show writes the state into
+ *   the inputs, read the inputs into the state (NaN for an empty box), error gives the first value outside its range
+ *   as a sentence, or null, and invalid the input that holds it (to move the focus there)
  */
 export function numberFields(fields) {
   for (const [input, name] of fields) {
@@ -25,6 +26,9 @@ export function numberFields(fields) {
         if (err) return err;
       }
       return null;
+    },
+    invalid(state) {
+      return fields.find(([, name, label]) => rangeError(name, state[name], label))?.[0] ?? null;
     },
   };
 }
