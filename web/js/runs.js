@@ -518,28 +518,3 @@ export function allReady(runs) {
 export function stepsBetween(steps, points) {
   return Math.max(1, Math.round(steps / points));
 }
-
-/** The word a run card shows for a run's status. @param {Run} run */
-export function statusWord(run) {
-  return { starting: 'starting', ready: 'ready', running: 'training', paused: 'paused', diverged: 'blew up',
-    done: 'done', failed: 'failed', restarting: 'restarting' }[run.status];
-}
-
-/**
- * The event handler of a panel that trains several runs side by side: starts them all once every worker is ready,
- * reports failures and worker restarts, and asks for a redraw, at once for changes of state and throttled for the
- * stream of measurements (the event types listed in streaming).
- * @param {{runs: Map<string, Run>, showError: (message: string) => void, status: HTMLElement,
- *   schedule: (now?: boolean) => void, streaming: string[]}} o showError makes the core's message readable
- * @returns {(event: {run: Run, type: string}) => void}
- */
-export function sideBySideHandler({ runs, showError, status, schedule, streaming }) {
-  return (e) => {
-    const { run, type } = e;
-    // runs restored after a reload wait for the user (run_store.js)
-    if (type === RUN_EVENT.ready && allReady(runs.values())) for (const r of runs.values()) if (!r.restoredAt) r.start();
-    if (type === RUN_EVENT.failed) showError(`${run.label}: ${e.error}`);
-    if (type === RUN_EVENT.died) status.textContent = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    schedule(!streaming.includes(type));
-  };
-}
