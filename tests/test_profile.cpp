@@ -93,9 +93,9 @@ TEST_CASE("profile: a label is matched by content, and clear() empties the profi
 
 TEST_CASE("profile: a profiled training step computes bit for bit what an unprofiled one does", "[profile][train]") {
     Trainer plain = small_trainer(), profiled = small_trainer();
-    for (int i = 0; i < 3; ++i) plain.step();
-    const StepProfile prof = profile_training_steps(profiled, 3);
-    REQUIRE(prof.steps == 3);
+    for (int i = 0; i < 6; ++i) plain.step();
+    const StepProfile prof = profile_training_steps(profiled, 3);  // 3 pairs: 6 steps, 3 of them profiled
+    REQUIRE(prof.steps == 1);  // the faster half of 3
     const std::size_t n = plain.model().num_params();
     REQUIRE(n == profiled.model().num_params());
     CHECK(std::memcmp(plain.model().params(), profiled.model().params(), n * sizeof(float)) == 0);
@@ -107,7 +107,8 @@ TEST_CASE("profile: a profiled training step computes bit for bit what an unprof
 TEST_CASE("profile: the rows of a training step add up to the step and count the model's calls", "[profile][train]") {
     Trainer trainer = small_trainer();
     trainer.step();
-    const StepProfile prof = profile_training_steps(trainer, 2);
+    const StepProfile prof = profile_training_steps(trainer, 4);
+    REQUIRE(prof.steps == 2);
     double sum = 0;
     std::map<std::string, double> calls;
     for (const StepProfile::Row& r : prof.rows) {
@@ -131,4 +132,6 @@ TEST_CASE("profile: the rows of a training step add up to the step and count the
     CHECK(calls["forward/lm_head/matmul"] == 1);
     CHECK(calls["adamw"] == 1);
     CHECK(calls["forward/layernorm"] == 5);  // ln1, ln2 per layer and the final one
+    CHECK(prof.step_ms_on > 0);
+    CHECK(prof.step_ms_off > 0);
 }

@@ -35,7 +35,8 @@ int simd_lanes() {
 //   mul+add  K chains acc_m[j] *= x and K chains acc_a[j] += y: both floating-point pipes busy (1 flop per lane
 //            per instruction). wasm SIMD128 has no FMA, so this is its ceiling.
 //   fma      K chains acc[j] = fma(acc[j], x, y) (2 flops per lane): the native ceiling. In wasm xsimd::fma is a
-//            multiply then a dependent add, so there it is a latency-bound loop, shown for comparison.
+//            multiply then a dependent add, so each chain is twice as long and needs twice the chains; with enough
+//            of them it keeps both pipes busy too, and in V8 it can beat the mul+add loop (register allocation).
 // x is close to 1 and y tiny, and the chains restart from 1 every round, so nothing overflows or goes denormal.
 // Operands are read through volatile: as compile-time constants, V8 rebuilds a v128 constant at every use and the
 // loop measures that instead of arithmetic.
@@ -52,28 +53,57 @@ struct PeakResult {
     double gflops;
 };
 
+#if defined(MHA_HAVE_SIMD)
+using PeakBatch = xsimd::batch<float>;
+
+// One timed round, out of line and called again every round: V8 runs a wasm function first in its baseline
+// compiler (Liftoff: few registers, spills) and swaps in the optimised code only at a later call (there is no
+// on-stack replacement for wasm), so a loop inlined into a function called once would be measured in Liftoff.
+// The accumulators are loaded into locals on entry and stored back on exit. The call goes through a volatile
+// function pointer: binaryen (wasm-opt, at link time) ignores noinline and inlined the rounds into their caller.
+template <int K>
+__attribute__((noinline)) void mul_add_round(PeakBatch* am_io, PeakBatch* aa_io, const float* xy, int iters) {
+    const PeakBatch x(xy[0]), y(xy[1]);  // into locals: loaded once, not constants V8 would rebuild at each use
+    PeakBatch am[K], aa[K];
+    for (int j = 0; j < K; ++j) am[j] = am_io[j], aa[j] = aa_io[j];
+    for (int i = 0; i < iters; ++i) {
+        for (int j = 0; j < K; ++j) am[j] = am[j] * x;
+        for (int j = 0; j < K; ++j) aa[j] = aa[j] + y;
+    }
+    for (int j = 0; j < K; ++j) am_io[j] = am[j], aa_io[j] = aa[j];
+}
+
+template <int K>
+__attribute__((noinline)) void fma_round(PeakBatch* acc_io, const float* xy, int iters) {
+    const PeakBatch x(xy[0]), y(xy[1]);
+    PeakBatch acc[K];
+    for (int j = 0; j < K; ++j) acc[j] = acc_io[j];
+    for (int i = 0; i < iters; ++i)
+        for (int j = 0; j < K; ++j) acc[j] = xsimd::fma(acc[j], x, y);
+    for (int j = 0; j < K; ++j) acc_io[j] = acc[j];
+}
+#endif
+
 template <int K>
 PeakResult peak_mul_add(double seconds) {
     double best = 0;
 #if defined(MHA_HAVE_SIMD)
-    using batch = xsimd::batch<float>;
-    constexpr int W = static_cast<int>(batch::size);
-    volatile float xs = 0.9999999f, ys = 1e-7f;
-    const batch x(xs), y(ys);
+    constexpr int W = static_cast<int>(PeakBatch::size);
+    volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
+    const float xy[2] = {xs, ys};
     float sink = 0;
     const double end = now_seconds() + seconds;
+    int rounds = 0;  // at least 5, however short `seconds`
     do {
-        batch am[K], aa[K];
-        for (int j = 0; j < K; ++j) am[j] = batch(1.0f + 0.001f * j), aa[j] = batch(1.0f - 0.001f * j);
+        PeakBatch am[K], aa[K];
+        for (int j = 0; j < K; ++j) am[j] = PeakBatch(1.0f + 0.001f * j), aa[j] = PeakBatch(1.0f - 0.001f * j);
         const double t0 = now_seconds();
-        for (int i = 0; i < kPeakIters; ++i) {
-            for (int j = 0; j < K; ++j) am[j] = am[j] * x;
-            for (int j = 0; j < K; ++j) aa[j] = aa[j] + y;
-        }
+        void (*volatile timed_round)(PeakBatch*, PeakBatch*, const float*, int) = &mul_add_round<K>;
+        timed_round(am, aa, xy, kPeakIters);
         const double dt = now_seconds() - t0;
         best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // 2K instructions, 1 flop per lane
         for (int j = 0; j < K; ++j) sink += xsimd::hadd(am[j]) + xsimd::hadd(aa[j]);  // keeps the loop alive
-    } while (now_seconds() < end);
+    } while (++rounds < 5 || now_seconds() < end);
     if (sink == 12345.678f) std::printf(" ");
 #else
     (void)seconds;
@@ -85,22 +115,22 @@ template <int K>
 PeakResult peak_fma(double seconds) {
     double best = 0;
 #if defined(MHA_HAVE_SIMD)
-    using batch = xsimd::batch<float>;
-    constexpr int W = static_cast<int>(batch::size);
-    volatile float xs = 0.9999999f, ys = 1e-7f;
-    const batch x(xs), y(ys);
+    constexpr int W = static_cast<int>(PeakBatch::size);
+    volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
+    const float xy[2] = {xs, ys};
     float sink = 0;
     const double end = now_seconds() + seconds;
+    int rounds = 0;  // at least 5, however short `seconds`
     do {
-        batch acc[K];
-        for (int j = 0; j < K; ++j) acc[j] = batch(1.0f + 0.001f * j);
+        PeakBatch acc[K];
+        for (int j = 0; j < K; ++j) acc[j] = PeakBatch(1.0f + 0.001f * j);
         const double t0 = now_seconds();
-        for (int i = 0; i < kPeakIters; ++i)
-            for (int j = 0; j < K; ++j) acc[j] = xsimd::fma(acc[j], x, y);
+        void (*volatile timed_round)(PeakBatch*, const float*, int) = &fma_round<K>;
+        timed_round(acc, xy, kPeakIters);
         const double dt = now_seconds() - t0;
         best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // K FMAs, 2 flops per lane
         for (int j = 0; j < K; ++j) sink += xsimd::hadd(acc[j]);
-    } while (now_seconds() < end);
+    } while (++rounds < 5 || now_seconds() < end);
     if (sink == 12345.678f) std::printf(" ");
 #else
     (void)seconds;
@@ -110,11 +140,12 @@ PeakResult peak_fma(double seconds) {
 
 // every loop and chain count tried; the ceiling is the best of them
 std::vector<PeakResult> measure_peaks(double seconds) {
-    const double each = seconds / 10;
+    const double each = seconds / 12;
     // mul+add: 2K accumulators + 2 operands; V8 has 16 xmm registers, so K = 7 is the most that fits
     return {peak_mul_add<3>(each), peak_mul_add<4>(each), peak_mul_add<5>(each), peak_mul_add<6>(each),
             peak_mul_add<7>(each), peak_mul_add<8>(each),
-            peak_fma<6>(each), peak_fma<8>(each), peak_fma<12>(each), peak_fma<16>(each)};
+            peak_fma<6>(each), peak_fma<8>(each), peak_fma<10>(each), peak_fma<12>(each), peak_fma<14>(each),
+            peak_fma<16>(each)};
 }
 
 // ---------------------------------------------------------------- one matmul shape
@@ -192,9 +223,10 @@ TrainingResult bench_training(int heads, int steps, AttentionVariant variant = A
     return {heads, median * 1e3, dt.front() * 1e3, 16.0 * 64.0 / median, steps};
 }
 
-void write_profile_json(std::ostringstream& js, const StepProfile& p, int heads, double step_ms_off) {
+void write_profile_json(std::ostringstream& js, const StepProfile& p, int heads) {
     js << "{\"workload\":\"tiny-char\",\"heads\":" << heads << ",\"steps\":" << p.steps << ",\"step_ms\":" << p.step_ms
-       << ",\"step_ms_off\":" << step_ms_off << ",\"unattributed_ms\":" << p.unattributed_ms << ",\"rows\":[";
+       << ",\"step_ms_on\":" << p.step_ms_on << ",\"step_ms_off\":" << p.step_ms_off
+       << ",\"unattributed_ms\":" << p.unattributed_ms << ",\"rows\":[";
     for (std::size_t i = 0; i < p.rows.size(); ++i)
         js << (i ? "," : "") << "{\"op\":\"" << p.rows[i].op << "\",\"ms\":" << p.rows[i].ms
            << ",\"calls\":" << p.rows[i].calls << "}";
@@ -214,25 +246,48 @@ double training_step_flops(const ModelConfig& c, int B, int T) {
 
 StepProfile profile_training_steps(Trainer& trainer, int steps) {
     MHA_CHECK(steps >= 1, "profile at least one step");
-    Profile profile;
-    double total = 0;
-    {
-        ProfileSession on(profile);
-        for (int i = 0; i < steps; ++i) {
-            const double t0 = now_seconds();
+    struct Profiled {
+        double seconds;
+        std::vector<Profile::Row> rows;
+    };
+    std::vector<Profiled> on;
+    std::vector<double> off;
+    for (int i = 0; i < steps; ++i) {
+        // a step without the profiler, then one with it: the pairs see the same load, so their medians compare
+        double t0 = now_seconds();
+        trainer.step();
+        off.push_back(now_seconds() - t0);
+        Profile profile;
+        {
+            ProfileSession session(profile);
+            t0 = now_seconds();
             trainer.step();
-            total += now_seconds() - t0;
+        }
+        on.push_back({now_seconds() - t0, profile.rows()});
+    }
+    // the profile is the mean over the faster half of the profiled steps: a step a neighbour's burst or the
+    // scheduler interrupted would put its pause into whichever op it hit
+    std::sort(on.begin(), on.end(), [](const Profiled& a, const Profiled& b) { return a.seconds < b.seconds; });
+    const int kept = std::max(1, steps / 2);
+    StepProfile p;
+    p.steps = kept;
+    for (int i = 0; i < kept; ++i) {
+        p.step_ms += on[i].seconds * 1e3 / kept;
+        for (const Profile::Row& r : on[i].rows) {
+            auto row = std::find_if(p.rows.begin(), p.rows.end(), [&](const StepProfile::Row& x) { return x.op == r.path; });
+            if (row == p.rows.end()) row = p.rows.insert(p.rows.end(), StepProfile::Row{r.path, 0, 0});
+            row->ms += r.seconds * 1e3 / kept;
+            row->calls += double(r.calls) / kept;
         }
     }
-    StepProfile p;
-    p.steps = steps;
-    p.step_ms = total / steps * 1e3;
     double attributed = 0;
-    for (const Profile::Row& r : profile.rows()) {
-        p.rows.push_back({r.path, r.seconds / steps * 1e3, double(r.calls) / steps});
-        attributed += r.seconds / steps * 1e3;
-    }
+    for (const StepProfile::Row& r : p.rows) attributed += r.ms;
     p.unattributed_ms = p.step_ms - attributed;
+    std::sort(off.begin(), off.end());
+    std::vector<double> on_s;
+    for (const Profiled& x : on) on_s.push_back(x.seconds);  // already sorted
+    p.step_ms_off = off[off.size() / 2] * 1e3;
+    p.step_ms_on = on_s[on_s.size() / 2] * 1e3;
     return p;
 }
 
@@ -240,7 +295,7 @@ std::string run_benchmarks(bool quick) {
     const double t = quick ? 0.05 : 0.5;
     std::ostringstream js;
     js.precision(4);
-    const std::vector<PeakResult> peaks = measure_peaks(quick ? 0.2 : 2.0);
+    const std::vector<PeakResult> peaks = measure_peaks(quick ? 0.3 : 3.0);
     PeakResult peak = peaks.front();
     for (const PeakResult& p : peaks)
         if (p.gflops > peak.gflops) peak = p;
@@ -267,12 +322,10 @@ std::string run_benchmarks(bool quick) {
     }
     js << "],\"training\":[";
     first = true;
-    double ms_h4 = 0;
     for (int h : {1, 4, 8}) {
         const TrainingResult r = bench_training(h, quick ? 3 : 31);
         const double flops = training_step_flops(tiny_char(h), 16, 64);
         const double gflops = flops / (r.ms_median * 1e-3) * 1e-9;
-        if (h == 4) ms_h4 = r.ms_median;
         js << (first ? "" : ",") << "{\"workload\":\"tiny-char\",\"heads\":" << r.heads << ",\"ms_per_step\":"
            << r.ms_median << ",\"ms_min\":" << r.ms_min << ",\"steps\":" << r.steps << ",\"tokens_per_s\":"
            << r.tokens_per_s << ",\"gflop_per_step\":" << flops * 1e-9 << ",\"gflops\":" << gflops
@@ -282,9 +335,10 @@ std::string run_benchmarks(bool quick) {
     // where the time of one tiny-char step goes, at H = 4 (the mean over several profiled steps)
     js << "],\"profile\":";
     {
-        Trainer trainer = tiny_char_trainer(tiny_char(4), quick ? 6 : 23);
+        const int pairs = quick ? 3 : 20;
+        Trainer trainer = tiny_char_trainer(tiny_char(4), 2 * pairs + 3);
         for (int i = 0; i < 3; ++i) trainer.step();
-        write_profile_json(js, profile_training_steps(trainer, quick ? 3 : 20), 4, ms_h4);
+        write_profile_json(js, profile_training_steps(trainer, pairs), 4);
     }
     // every attention variant of the "Break it" panel on tiny-char with H = 4: what each costs per step
     js << ",\"variants\":[";

@@ -30,21 +30,24 @@ std::string run_benchmarks(bool quick);
 // attention part: 0.05 of the 0.73 GFLOP).
 double training_step_flops(const ModelConfig& c, int B, int T);
 
-// A per-op profile of training steps: the mean time per step of every lap path (profile.hpp), with the measured
-// step time around Trainer::step; unattributed = step - Σ rows (what no lap covered).
+// A per-op profile of training steps (profile.hpp's laps), and what the profiler costs.
 struct StepProfile {
     struct Row {
         std::string op;    // lap path, e.g. "backward/qkv/dweight"
         double ms;         // per step (exclusive)
         double calls;      // per step
     };
-    std::vector<Row> rows;
-    double step_ms = 0;          // mean time of a profiled step
-    double unattributed_ms = 0;  // step_ms - Σ rows.ms
-    int steps = 0;
+    std::vector<Row> rows;       // the mean over the `steps` fastest profiled steps
+    double step_ms = 0;          // their mean step time, measured around Trainer::step
+    double unattributed_ms = 0;  // step_ms - Σ rows.ms: what no lap covered
+    int steps = 0;               // how many profiled steps the rows average (the faster half)
+    double step_ms_on = 0;       // median profiled step
+    double step_ms_off = 0;      // median unprofiled step, interleaved with the profiled ones: the overhead is
+                                 // step_ms_on / step_ms_off - 1
 };
 
-// runs `steps` training steps of `trainer` with profiling on, and returns their mean profile
-StepProfile profile_training_steps(Trainer& trainer, int steps);
+// runs 2·`pairs` training steps of `trainer`, alternately without and with profiling; the profile is the mean over
+// the faster half of the profiled ones (a step the scheduler interrupted would charge its pause to one op)
+StepProfile profile_training_steps(Trainer& trainer, int pairs);
 
 }  // namespace mha
