@@ -1,11 +1,13 @@
 #include "benchmark.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
 
+#include "error.hpp"
 #include "kernels.hpp"
 #include "prng.hpp"
 #include "train.hpp"
@@ -18,48 +20,132 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// ---------------------------------------------------------------- the machine's single-core SIMD peak
-// NACC independent multiply-add chains on registers, counting two flops per lane per multiply-add (as matmul
-// GFLOP/s do). Enough chains hide the latency: natively an FMA (4 cycles, 2 per cycle: 8+ chains); in wasm,
-// which has no FMA in SIMD128, xsimd::fma is a multiply then an add (about 8 cycles), so it needs more. The peak
-// is the best over several chain counts, so no single choice of ours under-states it. Measured 2026-11-22 on
-// this 2-core Xeon: 115 GFLOP/s natively (AVX2+FMA), about 20 GFLOP/s in wasm under node (V8's SIMD128 code
-// for mul+add; the matmul kernels reach about the same, so in wasm they run at V8's practical ceiling).
-template <int NACC>
-double peak_with_chains(double seconds) {
+// floats per SIMD register of the kernels (4 for SSE2 and wasm SIMD128, 8 for AVX2, 16 for AVX-512)
+int simd_lanes() {
 #if defined(MHA_HAVE_SIMD)
-    using batch = xsimd::batch<float>;
-    constexpr int W = static_cast<int>(batch::size);
-    batch acc[NACC];
-    for (int j = 0; j < NACC; ++j) acc[j] = batch(1.0f + 0.001f * j);
-    // operands read through volatile: as compile-time constants, V8 rebuilds a v128 constant at every use and the
-    // loop measures that instead of arithmetic (10.5 against 20 GFLOP/s measured here)
-    volatile float xs = 0.999999f, ys = 1e-7f;
-    const batch x(xs), y(ys);
-    double best = 0;
-    const double end = now_seconds() + seconds;
-    while (now_seconds() < end) {
-        const int iters = 100000;
-        const double t0 = now_seconds();
-        for (int i = 0; i < iters; ++i)
-            for (int j = 0; j < NACC; ++j) acc[j] = xsimd::fma(acc[j], x, y);
-        const double dt = now_seconds() - t0;
-        best = std::max(best, 2.0 * W * NACC * double(iters) / dt * 1e-9);
-    }
-    float sink = 0;  // consume the results so nothing is optimised away
-    for (int j = 0; j < NACC; ++j) sink += xsimd::hadd(acc[j]);
-    if (sink == 12345.678f) std::printf(" ");
-    return best;
+    return static_cast<int>(xsimd::batch<float>::size);
 #else
-    (void)seconds;
-    return 0;
+    return 1;
 #endif
 }
 
-double measure_peak_gflops(double seconds) {
-    const double each = seconds / 4;
-    return std::max(std::max(peak_with_chains<8>(each), peak_with_chains<12>(each)),
-                    std::max(peak_with_chains<16>(each), peak_with_chains<24>(each)));
+// ---------------------------------------------------------------- the machine's single-core SIMD ceiling
+// Independent accumulator chains, operands in registers, enough iterations; the best over several chain counts,
+// so no single choice of ours under-states it. Two loops:
+//   mul+add  K chains acc_m[j] *= x and K chains acc_a[j] += y: both floating-point pipes busy (1 flop per lane
+//            per instruction). wasm SIMD128 has no FMA, so this is its ceiling.
+//   fma      K chains acc[j] = fma(acc[j], x, y) (2 flops per lane): the native ceiling. In wasm xsimd::fma is a
+//            multiply then a dependent add, so each chain is twice as long and needs twice the chains; with enough
+//            of them it keeps both pipes busy too, and in V8 it can beat the mul+add loop (register allocation).
+// x is close to 1 and y tiny, and the chains restart from 1 every round, so nothing overflows or goes denormal.
+// Operands are read through volatile: as compile-time constants, V8 rebuilds a v128 constant at every use and the
+// loop measures that instead of arithmetic.
+// Instruction mix checked 2026-11-23 (emscripten 3.1.6 -O3, g++ 12 -O3):
+//   wasm-objdump -d build/wasm/tests/bench/mha_bench_web.wasm: the mul+add loop's body is only local.get /
+//     f32x4.mul / f32x4.add / local.set and the counter, no v128.const and no memory access inside the loop.
+//   objdump -d build/native/core/mha-bench: the fma loop is vfmadd...ps on registers only (ymm with avx2, zmm
+//     with avx512); the mul+add loop is vmulps/vaddps on registers.
+constexpr int kPeakIters = 1 << 20;  // per timed round: about a millisecond, 200 ticks of Chromium's 5 µs timer
+
+struct PeakResult {
+    const char* loop;
+    int chains;  // per kind: mul+add runs `chains` multiply chains and `chains` add chains
+    double gflops;
+};
+
+#if defined(MHA_HAVE_SIMD)
+using PeakBatch = xsimd::batch<float>;
+
+// One timed round, out of line and called again every round: V8 runs a wasm function first in its baseline
+// compiler (Liftoff: few registers, spills) and swaps in the optimised code only at a later call (there is no
+// on-stack replacement for wasm), so a loop inlined into a function called once would be measured in Liftoff.
+// The accumulators are loaded into locals on entry and stored back on exit. The call goes through a volatile
+// function pointer: binaryen (wasm-opt, at link time) ignores noinline and inlined the rounds into their caller.
+template <int K>
+__attribute__((noinline)) void mul_add_round(PeakBatch* am_io, PeakBatch* aa_io, const float* xy, int iters) {
+    const PeakBatch x(xy[0]), y(xy[1]);  // into locals: loaded once, not constants V8 would rebuild at each use
+    PeakBatch am[K], aa[K];
+    for (int j = 0; j < K; ++j) am[j] = am_io[j], aa[j] = aa_io[j];
+    for (int i = 0; i < iters; ++i) {
+        for (int j = 0; j < K; ++j) am[j] = am[j] * x;
+        for (int j = 0; j < K; ++j) aa[j] = aa[j] + y;
+    }
+    for (int j = 0; j < K; ++j) am_io[j] = am[j], aa_io[j] = aa[j];
+}
+
+template <int K>
+__attribute__((noinline)) void fma_round(PeakBatch* acc_io, const float* xy, int iters) {
+    const PeakBatch x(xy[0]), y(xy[1]);
+    PeakBatch acc[K];
+    for (int j = 0; j < K; ++j) acc[j] = acc_io[j];
+    for (int i = 0; i < iters; ++i)
+        for (int j = 0; j < K; ++j) acc[j] = xsimd::fma(acc[j], x, y);
+    for (int j = 0; j < K; ++j) acc_io[j] = acc[j];
+}
+#endif
+
+template <int K>
+PeakResult peak_mul_add(double seconds) {
+    double best = 0;
+#if defined(MHA_HAVE_SIMD)
+    constexpr int W = static_cast<int>(PeakBatch::size);
+    volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
+    const float xy[2] = {xs, ys};
+    float sink = 0;
+    const double end = now_seconds() + seconds;
+    int rounds = 0;  // at least 5, however short `seconds`
+    do {
+        PeakBatch am[K], aa[K];
+        for (int j = 0; j < K; ++j) am[j] = PeakBatch(1.0f + 0.001f * j), aa[j] = PeakBatch(1.0f - 0.001f * j);
+        const double t0 = now_seconds();
+        void (*volatile timed_round)(PeakBatch*, PeakBatch*, const float*, int) = &mul_add_round<K>;
+        timed_round(am, aa, xy, kPeakIters);
+        const double dt = now_seconds() - t0;
+        best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // 2K instructions, 1 flop per lane
+        for (int j = 0; j < K; ++j) sink += xsimd::hadd(am[j]) + xsimd::hadd(aa[j]);  // keeps the loop alive
+    } while (++rounds < 5 || now_seconds() < end);
+    if (sink == 12345.678f) std::printf(" ");
+#else
+    (void)seconds;
+#endif
+    return {"mul+add", K, best};
+}
+
+template <int K>
+PeakResult peak_fma(double seconds) {
+    double best = 0;
+#if defined(MHA_HAVE_SIMD)
+    constexpr int W = static_cast<int>(PeakBatch::size);
+    volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
+    const float xy[2] = {xs, ys};
+    float sink = 0;
+    const double end = now_seconds() + seconds;
+    int rounds = 0;  // at least 5, however short `seconds`
+    do {
+        PeakBatch acc[K];
+        for (int j = 0; j < K; ++j) acc[j] = PeakBatch(1.0f + 0.001f * j);
+        const double t0 = now_seconds();
+        void (*volatile timed_round)(PeakBatch*, const float*, int) = &fma_round<K>;
+        timed_round(acc, xy, kPeakIters);
+        const double dt = now_seconds() - t0;
+        best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // K FMAs, 2 flops per lane
+        for (int j = 0; j < K; ++j) sink += xsimd::hadd(acc[j]);
+    } while (++rounds < 5 || now_seconds() < end);
+    if (sink == 12345.678f) std::printf(" ");
+#else
+    (void)seconds;
+#endif
+    return {"fma", K, best};
+}
+
+// every loop and chain count tried; the ceiling is the best of them
+std::vector<PeakResult> measure_peaks(double seconds) {
+    const double each = seconds / 12;
+    // mul+add: 2K accumulators + 2 operands; V8 has 16 xmm registers, so K = 7 is the most that fits
+    return {peak_mul_add<3>(each), peak_mul_add<4>(each), peak_mul_add<5>(each), peak_mul_add<6>(each),
+            peak_mul_add<7>(each), peak_mul_add<8>(each),
+            peak_fma<6>(each), peak_fma<8>(each), peak_fma<10>(each), peak_fma<12>(each), peak_fma<14>(each),
+            peak_fma<16>(each)};
 }
 
 // ---------------------------------------------------------------- one matmul shape
@@ -100,36 +186,126 @@ MatmulResult bench_matmul(const std::string& name, int M, int N, int K, double s
 }
 
 // ---------------------------------------------------------------- training steps of tiny-char
-struct TrainingResult {
-    int heads;
-    double ms_per_step, tokens_per_s;
-};
-
-TrainingResult bench_training(int heads, int steps, AttentionVariant variant = AttentionVariant::canonical) {
+ModelConfig tiny_char(int heads, AttentionVariant variant = AttentionVariant::canonical) {
     ModelConfig cfg;
     cfg.vocab_size = 65, cfg.d_model = 64, cfg.n_heads = heads, cfg.n_layers = 2, cfg.max_seq_len = 64;
     cfg.variant = variant;
+    return cfg;
+}
+
+Trainer tiny_char_trainer(const ModelConfig& cfg, int steps) {
     TrainConfig tc;
     tc.batch = 16, tc.seq_len = 64, tc.steps = steps + 5, tc.warmup = 2;
-    Trainer trainer(cfg, tc, [](Rng& rng, int B, int T, int* x, int* y) {
+    return Trainer(cfg, tc, [](Rng& rng, int B, int T, int* x, int* y) {
         for (int i = 0; i < B * T; ++i) x[i] = int(rng.below(65));
         for (int i = 0; i < B * T; ++i) y[i] = x[(i + 1) % (B * T)];
     });
+}
+
+struct TrainingResult {
+    int heads;
+    double ms_median, ms_min, tokens_per_s;
+    int steps;
+};
+
+// every step timed on its own; the median is the figure (robust to a neighbour's burst on a shared machine)
+TrainingResult bench_training(int heads, int steps, AttentionVariant variant = AttentionVariant::canonical) {
+    Trainer trainer = tiny_char_trainer(tiny_char(heads, variant), steps + 3);
     for (int i = 0; i < 3; ++i) trainer.step();  // warm-up: buffers allocated, caches warm
-    const double t0 = now_seconds();
-    for (int i = 0; i < steps; ++i) trainer.step();
-    const double dt = (now_seconds() - t0) / steps;
-    return {heads, dt * 1e3, 16.0 * 64.0 / dt};
+    std::vector<double> dt(steps);
+    for (int i = 0; i < steps; ++i) {
+        const double t0 = now_seconds();
+        trainer.step();
+        dt[i] = now_seconds() - t0;
+    }
+    std::sort(dt.begin(), dt.end());
+    const double median = steps % 2 ? dt[steps / 2] : 0.5 * (dt[steps / 2 - 1] + dt[steps / 2]);
+    return {heads, median * 1e3, dt.front() * 1e3, 16.0 * 64.0 / median, steps};
+}
+
+void write_profile_json(std::ostringstream& js, const StepProfile& p, int heads) {
+    js << "{\"workload\":\"tiny-char\",\"heads\":" << heads << ",\"steps\":" << p.steps << ",\"step_ms\":" << p.step_ms
+       << ",\"step_ms_on\":" << p.step_ms_on << ",\"step_ms_off\":" << p.step_ms_off
+       << ",\"unattributed_ms\":" << p.unattributed_ms << ",\"rows\":[";
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+        js << (i ? "," : "") << "{\"op\":\"" << p.rows[i].op << "\",\"ms\":" << p.rows[i].ms
+           << ",\"calls\":" << p.rows[i].calls << "}";
+    js << "]}";
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- the step's flops and its profile
+double training_step_flops(const ModelConfig& c, int B, int T) {
+    const double D = c.d_model, Dkv = double(c.kv_heads()) * c.head_dim(), L = c.n_layers, V = c.vocab_size;
+    const double weights = L * (D * (D + 2 * Dkv) + D * D + (c.mlp ? 8 * D * D : 0)) + V * D;  // qkv, out, mlp; head
+    const double attention = L * 2 * T * D;  // q kᵀ (T,T,hs) and att·v (T,hs,T) over H heads: T·D each per token
+    const double forward_per_token = 2 * (weights + attention);
+    return 3 * double(B) * T * forward_per_token;
+}
+
+StepProfile profile_training_steps(Trainer& trainer, int steps) {
+    MHA_CHECK(steps >= 1, "profile at least one step");
+    struct Profiled {
+        double seconds;
+        std::vector<Profile::Row> rows;
+    };
+    std::vector<Profiled> on;
+    std::vector<double> off;
+    for (int i = 0; i < steps; ++i) {
+        // a step without the profiler, then one with it: the pairs see the same load, so their medians compare
+        double t0 = now_seconds();
+        trainer.step();
+        off.push_back(now_seconds() - t0);
+        Profile profile;
+        {
+            ProfileSession session(profile);
+            t0 = now_seconds();
+            trainer.step();
+        }
+        on.push_back({now_seconds() - t0, profile.rows()});
+    }
+    // the profile is the mean over the faster half of the profiled steps: a step a neighbour's burst or the
+    // scheduler interrupted would put its pause into whichever op it hit
+    std::sort(on.begin(), on.end(), [](const Profiled& a, const Profiled& b) { return a.seconds < b.seconds; });
+    const int kept = std::max(1, steps / 2);
+    StepProfile p;
+    p.steps = kept;
+    for (int i = 0; i < kept; ++i) {
+        p.step_ms += on[i].seconds * 1e3 / kept;
+        for (const Profile::Row& r : on[i].rows) {
+            auto row = std::find_if(p.rows.begin(), p.rows.end(), [&](const StepProfile::Row& x) { return x.op == r.path; });
+            if (row == p.rows.end()) row = p.rows.insert(p.rows.end(), StepProfile::Row{r.path, 0, 0});
+            row->ms += r.seconds * 1e3 / kept;
+            row->calls += double(r.calls) / kept;
+        }
+    }
+    double attributed = 0;
+    for (const StepProfile::Row& r : p.rows) attributed += r.ms;
+    p.unattributed_ms = p.step_ms - attributed;
+    std::sort(off.begin(), off.end());
+    std::vector<double> on_s;
+    for (const Profiled& x : on) on_s.push_back(x.seconds);  // already sorted
+    p.step_ms_off = off[off.size() / 2] * 1e3;
+    p.step_ms_on = on_s[on_s.size() / 2] * 1e3;
+    return p;
+}
 
 std::string run_benchmarks(bool quick) {
     const double t = quick ? 0.05 : 0.5;
     std::ostringstream js;
     js.precision(4);
-    const double peak = measure_peak_gflops(quick ? 0.1 : 1.0);
-    js << "{\"simd\":\"" << simd_arch_name() << "\",\"peak_gflops\":" << peak << ",\"matmuls\":[";
+    const std::vector<PeakResult> peaks = measure_peaks(quick ? 0.3 : 3.0);
+    PeakResult peak = peaks.front();
+    for (const PeakResult& p : peaks)
+        if (p.gflops > peak.gflops) peak = p;
+    js << "{\"simd\":\"" << simd_arch_name() << "\",\"simd_lanes\":" << simd_lanes() << ",\"peak_gflops\":"
+       << peak.gflops << ",\"peak\":{\"loop\":\"" << peak.loop << "\",\"chains\":" << peak.chains
+       << ",\"counting\":\"a multiply-add is 2 flops\",\"sweep\":[";
+    for (std::size_t i = 0; i < peaks.size(); ++i)
+        js << (i ? "," : "") << "{\"loop\":\"" << peaks[i].loop << "\",\"chains\":" << peaks[i].chains
+           << ",\"gflops\":" << peaks[i].gflops << "}";
+    js << "]},\"matmuls\":[";
     // the shapes of tiny-char (B*T = 1024 rows, D = 64, MLP 4D = 256, V = 65)
     const struct { const char* name; int M, N, K; } shapes[] = {
         {"nt qkvo forward", 1024, 64, 64},   {"nt mlp.fc forward", 1024, 256, 64},
@@ -141,23 +317,35 @@ std::string run_benchmarks(bool quick) {
     for (const auto& s : shapes) {
         const MatmulResult r = bench_matmul(s.name, s.M, s.N, s.K, t);
         js << (first ? "" : ",") << "{\"name\":\"" << r.name << "\",\"M\":" << r.M << ",\"N\":" << r.N << ",\"K\":" << r.K
-           << ",\"gflops\":" << r.gflops << ",\"share_of_peak\":" << (peak > 0 ? r.gflops / peak : 0) << "}";
+           << ",\"gflops\":" << r.gflops << ",\"share_of_peak\":" << (peak.gflops > 0 ? r.gflops / peak.gflops : 0) << "}";
         first = false;
     }
     js << "],\"training\":[";
     first = true;
     for (int h : {1, 4, 8}) {
-        const TrainingResult r = bench_training(h, quick ? 3 : 30);
+        const TrainingResult r = bench_training(h, quick ? 3 : 31);
+        const double flops = training_step_flops(tiny_char(h), 16, 64);
+        const double gflops = flops / (r.ms_median * 1e-3) * 1e-9;
         js << (first ? "" : ",") << "{\"workload\":\"tiny-char\",\"heads\":" << r.heads << ",\"ms_per_step\":"
-           << r.ms_per_step << ",\"tokens_per_s\":" << r.tokens_per_s << "}";
+           << r.ms_median << ",\"ms_min\":" << r.ms_min << ",\"steps\":" << r.steps << ",\"tokens_per_s\":"
+           << r.tokens_per_s << ",\"gflop_per_step\":" << flops * 1e-9 << ",\"gflops\":" << gflops
+           << ",\"share_of_peak\":" << (peak.gflops > 0 ? gflops / peak.gflops : 0) << "}";
         first = false;
     }
+    // where the time of one tiny-char step goes, at H = 4 (the mean over several profiled steps)
+    js << "],\"profile\":";
+    {
+        const int pairs = quick ? 3 : 20;
+        Trainer trainer = tiny_char_trainer(tiny_char(4), 2 * pairs + 3);
+        for (int i = 0; i < 3; ++i) trainer.step();
+        write_profile_json(js, profile_training_steps(trainer, pairs), 4);
+    }
     // every attention variant of the "Break it" panel on tiny-char with H = 4: what each costs per step
-    js << "],\"variants\":[";
+    js << ",\"variants\":[";
     for (int v = 0; v < kNumVariants; ++v) {
         const TrainingResult r = bench_training(4, quick ? 2 : 15, static_cast<AttentionVariant>(v));
         js << (v ? "," : "") << "{\"variant\":\"" << variant_name(static_cast<AttentionVariant>(v))
-           << "\",\"heads\":4,\"ms_per_step\":" << r.ms_per_step << ",\"tokens_per_s\":" << r.tokens_per_s << "}";
+           << "\",\"heads\":4,\"ms_per_step\":" << r.ms_median << ",\"tokens_per_s\":" << r.tokens_per_s << "}";
     }
     js << "]}";
     return js.str();

@@ -17,6 +17,7 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "kernels.hpp"
+#include "profile.hpp"
 #include "prng.hpp"
 
 namespace mha {
@@ -149,13 +150,16 @@ template <class S>
 void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, int H, int Hkv, int T, int hs,
                        S scale) {
     const int group = H / Hkv;
+    ProfileLap lap;  // per head: q kT, softmax + mask, att v (profile.hpp)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const S* q_bh = q + (b * H + h) * T * hs;
             const S* k_bh = k + (b * Hkv + h / group) * T * hs;
             const S* v_bh = v + (b * Hkv + h / group) * T * hs;
             S* att_bh = att + (b * H + h) * T * T;
+            lap("q kT");
             matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
+            lap("softmax+mask");
             for (int t = 0; t < T; ++t) {
                 S* att_t = att_bh + t * T;
                 S maxval = -INFINITY;
@@ -167,6 +171,7 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
                 for (int s = 0; s <= t; ++s) att_t[s] *= inv;
                 for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
             }
+            lap("att v");
             matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
         }
 }
@@ -178,6 +183,7 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
                         const S* v, int B, int H, int Hkv, int T, int hs, S scale) {
     const int group = H / Hkv;
     S* datt = scratch;
+    ProfileLap lap;  // per head: each matmul of the backward and the softmax backward (profile.hpp)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const int kv = b * Hkv + h / group;
@@ -185,10 +191,13 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             const S* dy_bh = dy + (b * H + h) * T * hs;
             const S* q_bh = q + (b * H + h) * T * hs;
             // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy
+            lap("datt = dy vT");
             matmul_nt(datt, dy_bh, v + kv * T * hs, static_cast<const S*>(nullptr), T, T, hs, false);
+            lap("dv += attT dy");
             matmul_tn(dv + kv * T * hs, att_bh, dy_bh, T, hs, T, true);
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
+            lap("softmax+mask backward");
             for (int t = 0; t < T; ++t) {
                 const S* att_t = att_bh + t * T;
                 S* d_t = datt + t * T;
@@ -198,7 +207,9 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
                 for (int s = t + 1; s < T; ++s) d_t[s] = 0;
             }
             // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
+            lap("dq += dpre k");
             matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
+            lap("dk += dpreT q");
             matmul_tn(dk + kv * T * hs, datt, q_bh, T, hs, T, true);
         }
 }

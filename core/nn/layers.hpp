@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 
+#include "profile.hpp"
 #include "kernels.hpp"
 
 namespace mha {
@@ -48,6 +49,7 @@ void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* idx, int B, in
 // out (N,OC), inp (N,C), weight (OC,C), bias (OC) or null
 template <class S>
 void linear_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
+    ProfileLap lap("matmul");
     matmul_nt(out, inp, weight, bias, N, OC, C, false);
 }
 
@@ -58,8 +60,11 @@ void linear_forward(S* out, const S* inp, const S* weight, const S* bias, int N,
 template <class S>
 void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, int N, int C,
                      int OC) {
+    ProfileLap lap("dinp");
     if (dinp) matmul_nn(dinp, dout, weight, N, C, OC, true);
+    lap("dweight");
     matmul_tn(dweight, dout, inp, OC, C, N, true);
+    lap("dbias");
     if (dbias)
         for (int n = 0; n < N; ++n)
             for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];

@@ -7,6 +7,7 @@
 #include "attention.hpp"
 #include "error.hpp"
 #include "layers.hpp"
+#include "profile.hpp"
 #include "prng.hpp"
 
 namespace mha {
@@ -381,28 +382,43 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 
     const S scale = attention_scale();
     Acts& a = acts_;
+    ProfileLap lap("embedding");  // one lap per op kind: profile.hpp
     encoder_forward(a.encoded, idx, p_.wte, p_.wpe, B, T, D);
     const S* x = a.encoded;  // the residual stream (B,T,D)
     for (int l = 0; l < cfg_.n_layers; ++l) {
         const BlockParams& w = p_.blocks[l];
         BlockActs& b = a.blocks[l];
+        lap("layernorm");
         layernorm_forward(b.ln1, b.ln1_mean, b.ln1_rstd, x, w.ln1w, w.ln1b, BT, D);
+        lap("qkv");
         project_heads_forward(w, b, B, T);
+        lap("attention");
         attention_forward(b.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        lap("zeroing, copies");
         zero_disabled_heads(b.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);
+        lap("out-proj");
         combine_heads_forward(w, b, B, T);
+        lap("residual");
         residual_forward(b.res1, x, b.attproj, BT * D);
         if (cfg_.mlp) {
+            lap("layernorm");
             layernorm_forward(b.ln2, b.ln2_mean, b.ln2_rstd, b.res1, w.ln2w, w.ln2b, BT, D);
+            lap("mlp.fc");
             linear_forward(b.fch, b.ln2, w.fcw, w.fcb, BT, D, F);
+            lap("gelu");
             gelu_forward(b.fch_gelu, b.fch, BT * F);
+            lap("mlp.proj");
             linear_forward(b.fcproj, b.fch_gelu, w.projw, w.projb, BT, F, D);
+            lap("residual");
             residual_forward(b.res2, b.res1, b.fcproj, BT * D);
         }
         x = b.out();
     }
+    lap("layernorm");
     layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, x, p_.lnfw, p_.lnfb, BT, D);
+    lap("lm_head");
     linear_forward(a.logits, a.lnf, p_.lmw, p_.lmb, BT, D, V);
+    lap("cross-entropy");
     return crossentropy_forward(a.probs, a.losses, a.logits, targets_.data(), BT, V);
 }
 
@@ -441,13 +457,17 @@ void Gpt<S>::backward() {
     const S scale = attention_scale();
     const Acts& a = acts_;
     Acts& d = dacts_;
+    ProfileLap lap("zeroing, copies");  // one lap per op kind: profile.hpp
     zero_activation_grads(B, T);  // activation grads accumulate too (but not the scratch and statistics slots)
 
+    lap("cross-entropy");
     crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V);
+    lap("lm_head");
     linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V);
     const int L = cfg_.n_layers;
     const S* x_last = a.blocks[L - 1].out();
     S* dx_last = d.blocks[L - 1].out();
+    lap("layernorm");
     layernorm_backward(dx_last, g_.lnfw, g_.lnfb, d.lnf, x_last, p_.lnfw, a.lnf_mean, a.lnf_rstd, BT, D);
     for (int l = L - 1; l >= 0; --l) {
         const BlockParams& w = p_.blocks[l];
@@ -457,20 +477,32 @@ void Gpt<S>::backward() {
         const S* x = l == 0 ? a.encoded : a.blocks[l - 1].out();  // this block's input
         S* dx = l == 0 ? d.encoded : d.blocks[l - 1].out();
         if (cfg_.mlp) {
+            lap("residual");
             residual_backward(db.res1, db.fcproj, db.res2, BT * D);
+            lap("mlp.proj");
             linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D);
+            lap("gelu");
             gelu_backward(db.fch, b.fch, db.fch_gelu, BT * F);
+            lap("mlp.fc");
             linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F);
+            lap("layernorm");
             layernorm_backward(db.res1, gw.ln2w, gw.ln2b, db.ln2, b.res1, w.ln2w, b.ln2_mean, b.ln2_rstd, BT, D);
         }
+        lap("residual");
         residual_backward(dx, db.attproj, db.res1, BT * D);
+        lap("out-proj");
         combine_heads_backward(w, gw, b, db, B, T);
+        lap("zeroing, copies");
         zero_disabled_heads(db.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);  // forward was: y_h = 0
         // db.att, the unused gradient slot of att (B,H,T,T), serves as the (T,T) scratch of attention_backward
+        lap("attention");
         attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        lap("qkv");
         project_heads_backward(w, gw, b, db, B, T);
+        lap("layernorm");
         layernorm_backward(dx, gw.ln1w, gw.ln1b, db.ln1, x, w.ln1w, b.ln1_mean, b.ln1_rstd, BT, D);
     }
+    lap("embedding");
     encoder_backward(g_.wte, g_.wpe, d.encoded, idx_.data(), B, T, D);
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "error.hpp"
+#include "profile.hpp"
 
 namespace mha {
 
@@ -42,12 +43,17 @@ StepResult Trainer::step() {
     StepResult r;
     r.step = step_;
     r.lr = lr_at(step_, train_.steps, train_.warmup, train_.lr, train_.min_lr);
+    ProfileLap lap("sample batch");  // one lap per phase: profile.hpp
     sampler_(data_rng_, B, T, x_.data(), y_.data());
+    lap("forward");
     r.loss = model_.forward(x_.data(), y_.data(), B, T);
+    lap("zero grads");
     model_.zero_grad();
+    lap("backward");
     model_.backward();
     float* g = model_.grads();
     const std::size_t n = model_.num_params();
+    lap("grad norm + clip");
     r.grad_norm = train_.clip > 0 ? clip_gradients(g, n, train_.clip) : global_norm(g, n);
     // the guard: a non-finite loss or gradient never reaches the weights
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
@@ -55,6 +61,7 @@ StepResult Trainer::step() {
         ++step_;
         return r;
     }
+    lap("adamw");
     AdamWConfig c = train_.adamw;
     c.lr = r.lr;
     for (const TensorSpec& s : model_.tensors())

@@ -6,6 +6,13 @@ export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 needs Debian's acorn; the
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
+# The native SIMD level when MHA_NATIVE_SIMD is not set: avx512 where this CPU has AVX-512F, else avx2. So on such a
+# machine the main native build (build/native) runs the 16-lane kernels and the ASan build (scripts/test, which
+# keeps avx2) the 8-lane ones: both paths are tested in every run of scripts/test.
+default_native_simd() {
+  if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then echo avx512; else echo avx2; fi
+}
+
 # the packages the build needs everywhere
 BUILD_PACKAGES=(cmake make g++ emscripten libxtensor-dev libxsimd-dev catch2 wabt)
 # and those only the tests need (python3-torch: the checkpoint interop test loads our files in PyTorch;
