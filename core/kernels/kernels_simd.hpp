@@ -3,6 +3,8 @@
 // which emscripten lowers to SIMD128. Each kernel has a twin in kernels_ref.hpp and a test that they agree
 // for every tail size.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
@@ -283,6 +285,52 @@ S exp_shift_sum(S* x, int n, S shift) {
         acc += e;
     }
     return xsimd::hadd(acc) + ref::exp_shift_sum(x + n_vec, n - n_vec, shift);
+}
+
+// ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
+// The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
+// the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
+template <class S>
+void softmax_causal_row(S* x, int n, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    const batch sc(scale);
+    batch mx(-INFINITY);
+    for (int s = 0; s < n_vec; s += W) {
+        const batch v = batch::load_unaligned(x + s) * sc;
+        v.store_unaligned(x + s);
+        mx = xsimd::max(mx, v);
+    }
+    alignas(64) S lanes[W];  // xsimd 8.1 has no horizontal max
+    mx.store_aligned(lanes);
+    S maxval = lanes[0];
+    for (int i = 1; i < W; ++i) maxval = lanes[i] > maxval ? lanes[i] : maxval;
+    for (int s = n_vec; s < n; ++s) {
+        x[s] *= scale;
+        if (x[s] > maxval) maxval = x[s];
+    }
+    const S inv = S(1) / exp_shift_sum(x, n, maxval);
+    const batch iv(inv);
+    for (int s = 0; s < n_vec; s += W) (batch::load_unaligned(x + s) * iv).store_unaligned(x + s);
+    for (int s = n_vec; s < n; ++s) x[s] *= inv;
+    std::fill(x + n, x + T, S(0));
+}
+
+template <class S>
+void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    batch acc(S(0));
+    for (int s = 0; s < n_vec; s += W) acc = xsimd::fma(batch::load_unaligned(att + s), batch::load_unaligned(d + s), acc);
+    S dot = xsimd::hadd(acc);
+    for (int s = n_vec; s < n; ++s) dot += att[s] * d[s];
+    const batch sc(scale), dt(dot);
+    for (int s = 0; s < n_vec; s += W)
+        (sc * batch::load_unaligned(att + s) * (batch::load_unaligned(d + s) - dt)).store_unaligned(d + s);
+    for (int s = n_vec; s < n; ++s) d[s] = scale * att[s] * (d[s] - dot);
+    std::fill(d + n, d + T, S(0));
 }
 
 // ---------------------------------------------------------------- AdamW, twin of ref::adamw

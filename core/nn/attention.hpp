@@ -156,17 +156,7 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
             const S* v_bh = v + (b * Hkv + h / group) * T * hs;
             S* att_bh = att + (b * H + h) * T * T;
             matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
-            for (int t = 0; t < T; ++t) {
-                S* att_t = att_bh + t * T;
-                S maxval = -INFINITY;
-                for (int s = 0; s <= t; ++s) {
-                    att_t[s] *= scale;
-                    if (att_t[s] > maxval) maxval = att_t[s];
-                }
-                const S inv = S(1) / exp_shift_sum(att_t, t + 1, maxval);  // subtract the max: no overflow
-                for (int s = 0; s <= t; ++s) att_t[s] *= inv;
-                for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
-            }
+            for (int t = 0; t < T; ++t) softmax_causal_row(att_bh + t * T, t + 1, T, scale);  // and the causal mask
             matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
         }
 }
@@ -189,14 +179,7 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             matmul_tn(dv + kv * T * hs, att_bh, dy_bh, T, hs, T, true);
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
-            for (int t = 0; t < T; ++t) {
-                const S* att_t = att_bh + t * T;
-                S* d_t = datt + t * T;
-                S dot = 0;
-                for (int s = 0; s <= t; ++s) dot += att_t[s] * d_t[s];
-                for (int s = 0; s <= t; ++s) d_t[s] = scale * att_t[s] * (d_t[s] - dot);
-                for (int s = t + 1; s < T; ++s) d_t[s] = 0;
-            }
+            for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
             // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
             matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
             matmul_tn(dk + kv * T * hs, datt, q_bh, T, hs, T, true);
