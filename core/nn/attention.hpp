@@ -8,6 +8,7 @@
 // Weights use PyTorch's Linear layout (out, in). The pieces are separate functions so the model, the page's
 // demos and the tests share them; mha_forward strings them together for one layer.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -38,7 +39,10 @@ void split_heads(S* out, const S* inp, int B, int T, int H, int hs, HeadOrder or
             for (int t = 0; t < T; ++t) {
                 const S* inp_bt = inp + (b * T + t) * D;
                 S* out_bht = out + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) out_bht[i] = inp_bt[head_channel(h, i, H, hs, order)];
+                if (order == HeadOrder::canonical)  // head h's channels are one contiguous run: a row copy
+                    std::copy(inp_bt + h * hs, inp_bt + (h + 1) * hs, out_bht);
+                else
+                    for (int i = 0; i < hs; ++i) out_bht[i] = inp_bt[head_channel(h, i, H, hs, order)];
             }
 }
 
@@ -51,7 +55,10 @@ void merge_heads(S* out, const S* inp, int B, int T, int H, int hs, HeadOrder or
             for (int t = 0; t < T; ++t) {
                 const S* inp_bht = inp + ((b * H + h) * T + t) * hs;
                 S* out_bt = out + (b * T + t) * D;
-                for (int i = 0; i < hs; ++i) out_bt[head_channel(h, i, H, hs, order)] = inp_bht[i];
+                if (order == HeadOrder::canonical)
+                    std::copy(inp_bht, inp_bht + hs, out_bt + h * hs);
+                else
+                    for (int i = 0; i < hs; ++i) out_bt[head_channel(h, i, H, hs, order)] = inp_bht[i];
             }
 }
 
@@ -65,7 +72,10 @@ void split_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
             for (int t = 0; t < T; ++t) {
                 S* dinp_bt = dinp + (b * T + t) * D;
                 const S* dout_bht = dout + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) dinp_bt[head_channel(h, i, H, hs, order)] += dout_bht[i];
+                if (order == HeadOrder::canonical)
+                    for (int i = 0; i < hs; ++i) dinp_bt[h * hs + i] += dout_bht[i];
+                else
+                    for (int i = 0; i < hs; ++i) dinp_bt[head_channel(h, i, H, hs, order)] += dout_bht[i];
             }
 }
 
@@ -78,7 +88,10 @@ void merge_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
             for (int t = 0; t < T; ++t) {
                 const S* dout_bt = dout + (b * T + t) * D;
                 S* dinp_bht = dinp + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[head_channel(h, i, H, hs, order)];
+                if (order == HeadOrder::canonical)
+                    for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[h * hs + i];
+                else
+                    for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[head_channel(h, i, H, hs, order)];
             }
 }
 
