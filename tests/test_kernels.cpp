@@ -157,3 +157,33 @@ TEST_CASE("xsimd softmax exponentials equal the scalar reference for every tail 
         for (int i = 0; i < n; ++i) CHECK(x2[i] == Approx(x1[i]).epsilon(2e-6));
     }
 }
+
+TEST_CASE("xsimd causal softmax rows equal the scalar reference for every tail size", "[kernels]") {
+    // (n live entries, row length T): every remainder of n and of T − n modulo the SIMD widths
+    const int cases[][2] = {{1, 1}, {1, 3}, {3, 5}, {5, 17}, {17, 17}, {17, 65}, {33, 64}, {64, 65}, {65, 65}};
+    for (const auto& c : cases) {
+        const int n = c[0], T = c[1];
+        INFO("n = " << n << " T = " << T);
+        const auto pre = test::random_vector<float>(T, 120 + n, 4.0);
+        auto want = pre, got = pre;
+        ref::softmax_causal_row(want.data(), n, T, 0.25f);
+        softmax_causal_row(got.data(), n, T, 0.25f);
+        CHECK(test::max_abs_diff(got, want) < 2e-7);
+        double sum = 0;
+        for (int s = 0; s < n; ++s) sum += got[s];
+        CHECK(sum == Approx(1.0).epsilon(1e-5));                 // a distribution over the live entries
+        for (int s = n; s < T; ++s) CHECK(got[s] == 0.0f);       // the masked future is exactly 0
+
+        const auto dy = test::random_vector<float>(T, 130 + n);
+        auto dwant = dy, dgot = dy;
+        ref::softmax_causal_row_backward(dwant.data(), want.data(), n, T, 0.25f);
+        softmax_causal_row_backward(dgot.data(), want.data(), n, T, 0.25f);
+        CHECK(test::max_abs_diff(dgot, dwant) < 2e-7);
+        for (int s = n; s < T; ++s) CHECK(dgot[s] == 0.0f);
+
+        std::vector<double> p64(pre.begin(), pre.end()), w64 = p64;
+        ref::softmax_causal_row(w64.data(), n, T, 0.25);
+        softmax_causal_row(p64.data(), n, T, 0.25);
+        CHECK(test::max_abs_diff(p64, w64) < 1e-15);
+    }
+}

@@ -55,6 +55,15 @@ template <class S>
 inline S exp_shift_sum(S* x, int n, S shift) {
     return kern::exp_shift_sum(x, n, shift);
 }
+// one causal softmax row (T): x[s] ← softmax(scale·x) over s < n, 0 for s >= n; and its backward (see ref::)
+template <class S>
+inline void softmax_causal_row(S* x, int n, int T, S scale) {
+    kern::softmax_causal_row(x, n, T, scale);
+}
+template <class S>
+inline void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
+    kern::softmax_causal_row_backward(d, att, n, T, scale);
+}
 // one AdamW update of n elements (see ref::adamw for the formula and the precomputed factors)
 template <class S>
 inline void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {

@@ -122,6 +122,30 @@ S exp_shift_sum(S* x, int n, S shift) {
     return sum;
 }
 
+// One causal softmax row of length T: x[s] ← softmax_s(scale·x[s]) over s < n, and exactly 0 for n <= s < T
+// (the masked future). The max is subtracted before exp: no overflow.
+template <class S>
+void softmax_causal_row(S* x, int n, int T, S scale) {
+    S maxval = -INFINITY;
+    for (int s = 0; s < n; ++s) {
+        x[s] *= scale;
+        if (x[s] > maxval) maxval = x[s];
+    }
+    const S inv = S(1) / exp_shift_sum(x, n, maxval);
+    for (int s = 0; s < n; ++s) x[s] *= inv;
+    for (int s = n; s < T; ++s) x[s] = 0;
+}
+
+// its backward for one row: forward was att = softmax(scale·pre) over s < n; so, with d = d(att) coming in,
+//   d[s] ← scale · att[s] (d[s] − Σ_s' att[s'] d[s'])  for s < n,  and 0 for n <= s < T
+template <class S>
+void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
+    S dot = 0;
+    for (int s = 0; s < n; ++s) dot += att[s] * d[s];
+    for (int s = 0; s < n; ++s) d[s] = scale * att[s] * (d[s] - dot);
+    for (int s = n; s < T; ++s) d[s] = 0;
+}
+
 // AdamW on n elements (t counts from 1), PyTorch's update in this order:
 //   p ← p·decay;  m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²;  p ← p − step · m / (sqrt(v)·inv_sqrt_bc2 + eps)
 // decay = 1 − lr·wd, step = lr / (1 − β1^t), inv_sqrt_bc2 = 1 / sqrt(1 − β2^t) (computed by the caller in double)

@@ -3,6 +3,8 @@
 // which emscripten lowers to SIMD128. Each kernel has a twin in kernels_ref.hpp and a test that they agree
 // for every tail size.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
@@ -15,64 +17,150 @@
 namespace mha::simd {
 
 // ---------------------------------------------------------------- A · b (broadcast-multiply along N)
-// A is read through strides so one kernel serves a·b (a is (M,K): sam=K, sak=1) and aᵀ·b (a is (K,M):
-// sam=1, sak=M). MR rows of out, NB batches of columns, accumulators stay in registers over all of K.
-template <class T, int MR, int NB>
-inline void nn_block(T* out, const T* a, int sam, int sak, const T* b, int m, int n, int N, int K,
+// out (M,N) [+]= A · b (K,N) [+ bias (N)], where A is (M,K) read as a[m*lda + k] or, with ATRANS, the transpose
+// of a (K,M) read as a[k*lda + m]: one kernel serves a·b, aᵀ·b and (through a packed bᵀ) a·bᵀ.
+// The register block is MR rows × NB batches of columns; its MR·NB accumulators stay in registers over all of
+// K, and each k costs NB loads of b, MR broadcasts of a and MR·NB multiply-adds. The block is sized to the
+// register file: with 16 vector registers (SSE2, AVX2) 6×2 batches, 12 accumulators + 2 of b + 1 broadcast = 15
+// registers (BLIS's Haswell shape); with 32 (AVX-512) 8×2; in wasm SIMD128 4×2, as V8 has 16 xmm but keeps one as
+// scratch, and no FMA (a multiply-add is a multiply and an add, on separate ports).
+template <class T>
+struct MatmulBlock {
+    static constexpr int NB = 2;
+#if defined(__AVX512F__)
+    static constexpr int MR = 8;
+#elif defined(__EMSCRIPTEN__)
+    static constexpr int MR = 4;  // V8 keeps xmm15 as scratch: 6×2 spills, and ran 10-25% slower than 4×2
+#else
+    static constexpr int MR = 6;
+#endif
+};
+
+// out_rows (R,N) [+]= A_rows · b[:, n..n+NB·W) for the NB·W columns from n. A_rows is a strip of R rows of A
+// transposed, strip[k*lds + r] (lds >= R), so each k reads R neighbours through one pointer; or, with ROWS, R rows
+// read in place, strip[r*lds + k].
+template <class T, int R, int NB, bool ROWS = false, class Arch = xsimd::default_arch>
+inline void mm_block(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int n, int N, int K,
                      bool accumulate) {
-    using batch = xsimd::batch<T>;
+    using batch = xsimd::batch<T, Arch>;
     constexpr int W = static_cast<int>(batch::size);
-    batch acc[MR][NB];
-    for (int r = 0; r < MR; ++r)
-        for (int j = 0; j < NB; ++j) acc[r][j] = batch(T(0));
-    for (int k = 0; k < K; ++k) {
+    batch acc[R][NB];
+    for (int j = 0; j < NB; ++j) {
+        const batch start = bias ? batch::load_unaligned(bias + n + j * W) : batch(T(0));
+        for (int r = 0; r < R; ++r) acc[r][j] = start;
+    }
+    const T* bk = b + n;
+    const T* ak = strip;
+    for (int k = 0; k < K; ++k, bk += N, ak += ROWS ? 1 : lds) {
         batch bv[NB];
-        for (int j = 0; j < NB; ++j) bv[j] = batch::load_unaligned(b + k * N + n + j * W);
-        for (int r = 0; r < MR; ++r) {
-            batch ar(a[(m + r) * sam + k * sak]);
+        for (int j = 0; j < NB; ++j) bv[j] = batch::load_unaligned(bk + j * W);
+        for (int r = 0; r < R; ++r) {
+            const batch ar(ROWS ? ak[r * lds] : ak[r]);
             for (int j = 0; j < NB; ++j) acc[r][j] = xsimd::fma(ar, bv[j], acc[r][j]);
         }
     }
-    for (int r = 0; r < MR; ++r)
+    for (int r = 0; r < R; ++r)
         for (int j = 0; j < NB; ++j) {
-            T* o = out + (m + r) * N + n + j * W;
+            T* o = out_rows + std::size_t(r) * N + n + j * W;
             if (accumulate) acc[r][j] += batch::load_unaligned(o);
             acc[r][j].store_unaligned(o);
         }
 }
 
-template <class T, int MR>
-inline void nn_rows(T* out, const T* a, int sam, int sak, const T* b, int m, int N, int K, bool accumulate) {
+// R rows of out from their strip: full column blocks, one narrower block for a leftover batch, scalar columns last
+template <class T, int R, bool ROWS = false>
+inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int K, bool accumulate) {
     constexpr int W = static_cast<int>(xsimd::batch<T>::size);
+    constexpr int NB = MatmulBlock<T>::NB;
+    static_assert(NB == 2, "the tail below handles one leftover batch");
     int n = 0;
-    for (; n + 2 * W <= N; n += 2 * W) nn_block<T, MR, 2>(out, a, sam, sak, b, m, n, N, K, accumulate);
-    for (; n + W <= N; n += W) nn_block<T, MR, 1>(out, a, sam, sak, b, m, n, N, K, accumulate);
+    for (; n + NB * W <= N; n += NB * W) mm_block<T, R, NB, ROWS>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+    if (n + W <= N) {
+        mm_block<T, R, 1, ROWS>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+        n += W;
+    }
+#if defined(__AVX512F__)
+    // a 32-byte batch for what is left: with 16-float batches, 8-wide heads (hs = 8 at H = 8) would otherwise all
+    // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
+    constexpr int HW = static_cast<int>(xsimd::batch<T, xsimd::avx2>::size);
+    if (n + HW <= N) {
+        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+        n += HW;
+    }
+#endif
     for (; n < N; ++n)  // scalar tail columns
-        for (int r = 0; r < MR; ++r) {
-            T s = T(0);
-            for (int k = 0; k < K; ++k) s += a[(m + r) * sam + k * sak] * b[k * N + n];
-            T& o = out[(m + r) * N + n];
+        for (int r = 0; r < R; ++r) {
+            T s = bias ? bias[n] : T(0);
+            for (int k = 0; k < K; ++k)
+                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b[std::size_t(k) * N + n];
+            T& o = out_rows[std::size_t(r) * N + n];
             o = accumulate ? o + s : s;
         }
 }
 
-template <class T>
-void matmul_strided_a(T* out, const T* a, int sam, int sak, const T* b, int M, int N, int K, bool accumulate) {
-    int m = 0;
-    for (; m + 4 <= M; m += 4) nn_rows<T, 4>(out, a, sam, sak, b, m, N, K, accumulate);
-    for (; m < M; ++m) nn_rows<T, 1>(out, a, sam, sak, b, m, N, K, accumulate);
+// rows m .. m+rows-1 (rows < MR, the leftover) in one block of that height
+template <class T, int R, bool ROWS>
+inline void mm_tail_rows(int rows, T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int K,
+                         bool accumulate) {
+    if constexpr (R > 0) {
+        if (rows == R) return mm_rows<T, R, ROWS>(out_rows, strip, lds, b, bias, N, K, accumulate);
+        mm_tail_rows<T, R - 1, ROWS>(rows, out_rows, strip, lds, b, bias, N, K, accumulate);
+    }
+}
+
+// out (M,N) [+]= A · b (K,N) [+ bias (N)]. A is a (M,K) read a[m*lda + k], or with ATRANS the transpose of a
+// (K,M) read a[k*lda + m]. ATRANS reads its strips in place; otherwise, when out has four column blocks or more,
+// each MR rows of a are first copied to a (K,MR) strip (MR·K copies against MR·N·K multiply-adds), so the inner
+// loop has one pointer and constant offsets (in wasm, MR row pointers with strides ran the tiny-char shapes at
+// 33-39 GFLOP/s, the strips at 38-44); a narrower out (the attention's (T,hs) products) reads its rows in place.
+template <class T, bool ATRANS>
+void matmul_blocked(T* out, const T* a, int lda, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
+    constexpr int MR = MatmulBlock<T>::MR;
+    constexpr int W = static_cast<int>(xsimd::batch<T>::size);
+    if (!ATRANS && N < 4 * MatmulBlock<T>::NB * W) {
+        int m = 0;
+        for (; m + MR <= M; m += MR)
+            mm_rows<T, MR, true>(out + std::size_t(m) * N, a + std::size_t(m) * lda, lda, b, bias, N, K, accumulate);
+        mm_tail_rows<T, MR - 1, true>(M - m, out + std::size_t(m) * N, a + std::size_t(m) * lda, lda, b, bias, N, K,
+                                      accumulate);
+        return;
+    }
+    thread_local std::vector<T> strip_buf;  // grows once to the largest K, then no step allocates
+    if (!ATRANS && strip_buf.size() < std::size_t(K) * MR) strip_buf.resize(std::size_t(K) * MR);
+    auto strip_at = [&](int m, int rows, int& lds) -> const T* {
+        if (ATRANS) {
+            lds = lda;
+            return a + m;
+        }
+        T* s = strip_buf.data();
+        for (int r = 0; r < rows; ++r) {
+            const T* row = a + std::size_t(m + r) * lda;
+            for (int k = 0; k < K; ++k) s[std::size_t(k) * rows + r] = row[k];
+        }
+        lds = rows;
+        return s;
+    };
+    int m = 0, lds = 0;
+    for (; m + MR <= M; m += MR) {
+        const T* strip = strip_at(m, MR, lds);
+        mm_rows<T, MR>(out + std::size_t(m) * N, strip, lds, b, bias, N, K, accumulate);
+    }
+    if (m < M) {
+        const T* strip = strip_at(m, M - m, lds);
+        mm_tail_rows<T, MR - 1, false>(M - m, out + std::size_t(m) * N, strip, lds, b, bias, N, K, accumulate);
+    }
 }
 
 // out (M,N) [+]= a (M,K) · b (K,N)
 template <class T>
 void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    matmul_strided_a(out, a, K, 1, b, M, N, K, accumulate);
+    matmul_blocked<T, false>(out, a, K, b, static_cast<const T*>(nullptr), M, N, K, accumulate);
 }
 
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N)
 template <class T>
 void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    matmul_strided_a(out, a, 1, M, b, M, N, K, accumulate);
+    matmul_blocked<T, true>(out, a, M, b, static_cast<const T*>(nullptr), M, N, K, accumulate);
 }
 
 // ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
@@ -208,6 +296,52 @@ S exp_shift_sum(S* x, int n, S shift) {
     return xsimd::hadd(acc) + ref::exp_shift_sum(x + n_vec, n - n_vec, shift);
 }
 
+// ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
+// The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
+// the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
+template <class S>
+void softmax_causal_row(S* x, int n, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    const batch sc(scale);
+    batch mx(-INFINITY);
+    for (int s = 0; s < n_vec; s += W) {
+        const batch v = batch::load_unaligned(x + s) * sc;
+        v.store_unaligned(x + s);
+        mx = xsimd::max(mx, v);
+    }
+    alignas(64) S lanes[W];  // xsimd 8.1 has no horizontal max
+    mx.store_aligned(lanes);
+    S maxval = lanes[0];
+    for (int i = 1; i < W; ++i) maxval = lanes[i] > maxval ? lanes[i] : maxval;
+    for (int s = n_vec; s < n; ++s) {
+        x[s] *= scale;
+        if (x[s] > maxval) maxval = x[s];
+    }
+    const S inv = S(1) / exp_shift_sum(x, n, maxval);
+    const batch iv(inv);
+    for (int s = 0; s < n_vec; s += W) (batch::load_unaligned(x + s) * iv).store_unaligned(x + s);
+    for (int s = n_vec; s < n; ++s) x[s] *= inv;
+    std::fill(x + n, x + T, S(0));
+}
+
+template <class S>
+void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    const int n_vec = n - n % W;
+    batch acc(S(0));
+    for (int s = 0; s < n_vec; s += W) acc = xsimd::fma(batch::load_unaligned(att + s), batch::load_unaligned(d + s), acc);
+    S dot = xsimd::hadd(acc);
+    for (int s = n_vec; s < n; ++s) dot += att[s] * d[s];
+    const batch sc(scale), dt(dot);
+    for (int s = 0; s < n_vec; s += W)
+        (sc * batch::load_unaligned(att + s) * (batch::load_unaligned(d + s) - dt)).store_unaligned(d + s);
+    for (int s = n_vec; s < n; ++s) d[s] = scale * att[s] * (d[s] - dot);
+    std::fill(d + n, d + T, S(0));
+}
+
 // ---------------------------------------------------------------- AdamW, twin of ref::adamw
 template <class S>
 void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {
@@ -239,10 +373,7 @@ void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int 
     T* bt = packed.data();
     for (int n = 0; n < N; ++n)
         for (int k = 0; k < K; ++k) bt[k * N + n] = b[n * K + k];
-    matmul_strided_a(out, a, K, 1, bt, M, N, K, accumulate);
-    if (bias)
-        for (int m = 0; m < M; ++m)
-            for (int n = 0; n < N; ++n) out[m * N + n] += bias[n];
+    matmul_blocked<T, false>(out, a, K, bt, bias, M, N, K, accumulate);  // the bias starts the accumulators
 }
 
 

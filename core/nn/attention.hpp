@@ -8,6 +8,7 @@
 // Weights use PyTorch's Linear layout (out, in). The pieces are separate functions so the model, the page's
 // demos and the tests share them; mha_forward strings them together for one layer.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -39,7 +40,10 @@ void split_heads(S* out, const S* inp, int B, int T, int H, int hs, HeadOrder or
             for (int t = 0; t < T; ++t) {
                 const S* inp_bt = inp + (b * T + t) * D;
                 S* out_bht = out + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) out_bht[i] = inp_bt[head_channel(h, i, H, hs, order)];
+                if (order == HeadOrder::canonical)  // head h's channels are one contiguous run: a row copy
+                    std::copy(inp_bt + h * hs, inp_bt + (h + 1) * hs, out_bht);
+                else
+                    for (int i = 0; i < hs; ++i) out_bht[i] = inp_bt[head_channel(h, i, H, hs, order)];
             }
 }
 
@@ -52,7 +56,10 @@ void merge_heads(S* out, const S* inp, int B, int T, int H, int hs, HeadOrder or
             for (int t = 0; t < T; ++t) {
                 const S* inp_bht = inp + ((b * H + h) * T + t) * hs;
                 S* out_bt = out + (b * T + t) * D;
-                for (int i = 0; i < hs; ++i) out_bt[head_channel(h, i, H, hs, order)] = inp_bht[i];
+                if (order == HeadOrder::canonical)
+                    std::copy(inp_bht, inp_bht + hs, out_bt + h * hs);
+                else
+                    for (int i = 0; i < hs; ++i) out_bt[head_channel(h, i, H, hs, order)] = inp_bht[i];
             }
 }
 
@@ -66,7 +73,10 @@ void split_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
             for (int t = 0; t < T; ++t) {
                 S* dinp_bt = dinp + (b * T + t) * D;
                 const S* dout_bht = dout + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) dinp_bt[head_channel(h, i, H, hs, order)] += dout_bht[i];
+                if (order == HeadOrder::canonical)
+                    for (int i = 0; i < hs; ++i) dinp_bt[h * hs + i] += dout_bht[i];
+                else
+                    for (int i = 0; i < hs; ++i) dinp_bt[head_channel(h, i, H, hs, order)] += dout_bht[i];
             }
 }
 
@@ -79,7 +89,10 @@ void merge_heads_backward(S* dinp, const S* dout, int B, int T, int H, int hs, H
             for (int t = 0; t < T; ++t) {
                 const S* dout_bt = dout + (b * T + t) * D;
                 S* dinp_bht = dinp + ((b * H + h) * T + t) * hs;
-                for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[head_channel(h, i, H, hs, order)];
+                if (order == HeadOrder::canonical)
+                    for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[h * hs + i];
+                else
+                    for (int i = 0; i < hs; ++i) dinp_bht[i] += dout_bt[head_channel(h, i, H, hs, order)];
             }
 }
 
@@ -160,17 +173,7 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
             lap("q kT");
             matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
             lap("softmax+mask");
-            for (int t = 0; t < T; ++t) {
-                S* att_t = att_bh + t * T;
-                S maxval = -INFINITY;
-                for (int s = 0; s <= t; ++s) {
-                    att_t[s] *= scale;
-                    if (att_t[s] > maxval) maxval = att_t[s];
-                }
-                const S inv = S(1) / exp_shift_sum(att_t, t + 1, maxval);  // subtract the max: no overflow
-                for (int s = 0; s <= t; ++s) att_t[s] *= inv;
-                for (int s = t + 1; s < T; ++s) att_t[s] = 0;  // the causal mask
-            }
+            for (int t = 0; t < T; ++t) softmax_causal_row(att_bh + t * T, t + 1, T, scale);  // and the causal mask
             lap("att v");
             matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
         }
@@ -198,14 +201,7 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             lap("softmax+mask backward");
-            for (int t = 0; t < T; ++t) {
-                const S* att_t = att_bh + t * T;
-                S* d_t = datt + t * T;
-                S dot = 0;
-                for (int s = 0; s <= t; ++s) dot += att_t[s] * d_t[s];
-                for (int s = 0; s <= t; ++s) d_t[s] = scale * att_t[s] * (d_t[s] - dot);
-                for (int s = t + 1; s < T; ++s) d_t[s] = 0;
-            }
+            for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
             // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
             lap("dq += dpre k");
             matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
