@@ -1,6 +1,7 @@
 // Every xsimd kernel equals its scalar twin for all tail sizes and odd shapes, in float32 and float64.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels.hpp"
@@ -66,6 +67,25 @@ TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float32
 
 TEST_CASE("xsimd matmuls equal the scalar reference for every tail size (float64)", "[kernels]") {
     check_all_shapes<double>();
+}
+
+TEST_CASE("the a^T b matmul walks long K in chunks: a chunk boundary anywhere, bias-free, accumulating or not",
+          "[kernels]") {
+    // matmul_tn adds K in chunks of 128 rows (a weight gradient's K is the batch's tokens): K on both sides of one
+    // and of several chunk boundaries, with tails in M and N
+    for (int K : {0, 127, 128, 129, 300, 1024})
+        for (int M : {5, 64})
+            for (int N : {3, 65})
+                for (bool accumulate : {false, true}) {
+                    const auto at = test::random_vector<float>(std::size_t(K) * M, 7000 + K + M);  // (K,M)
+                    const auto b = test::random_vector<float>(std::size_t(K) * N, 8000 + K + N);   // (K,N)
+                    const auto init = test::random_vector<float>(std::size_t(M) * N, 9000 + M * N);
+                    std::vector<float> want = init, got = init;
+                    ref::matmul_tn(want.data(), at.data(), b.data(), M, N, K, accumulate);
+                    matmul_tn(got.data(), at.data(), b.data(), M, N, K, accumulate);
+                    INFO("tn M=" << M << " N=" << N << " K=" << K << " accumulate=" << accumulate);
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(std::max(K, 1)));
+                }
 }
 
 TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every tail size", "[kernels]") {
