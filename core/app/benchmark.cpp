@@ -61,16 +61,17 @@ using PeakBatch = xsimd::batch<float>;
 // on-stack replacement for wasm), so a loop inlined into a function called once would be measured in Liftoff.
 // The accumulators are loaded into locals on entry and stored back on exit. The call goes through a volatile
 // function pointer: binaryen (wasm-opt, at link time) ignores noinline and inlined the rounds into their caller.
+// acc_io holds the K multiply chains, then the K add chains
 template <int K>
-__attribute__((noinline)) void mul_add_round(PeakBatch* am_io, PeakBatch* aa_io, const float* xy, int iters) {
+__attribute__((noinline)) void mul_add_round(PeakBatch* acc_io, const float* xy, int iters) {
     const PeakBatch x(xy[0]), y(xy[1]);  // into locals: loaded once, not constants V8 would rebuild at each use
     PeakBatch am[K], aa[K];
-    for (int j = 0; j < K; ++j) am[j] = am_io[j], aa[j] = aa_io[j];
+    for (int j = 0; j < K; ++j) am[j] = acc_io[j], aa[j] = acc_io[K + j];
     for (int i = 0; i < iters; ++i) {
         for (int j = 0; j < K; ++j) am[j] = am[j] * x;
         for (int j = 0; j < K; ++j) aa[j] = aa[j] + y;
     }
-    for (int j = 0; j < K; ++j) am_io[j] = am[j], aa_io[j] = aa[j];
+    for (int j = 0; j < K; ++j) acc_io[j] = am[j], acc_io[K + j] = aa[j];
 }
 
 template <int K>
@@ -82,61 +83,50 @@ __attribute__((noinline)) void fma_round(PeakBatch* acc_io, const float* xy, int
         for (int j = 0; j < K; ++j) acc[j] = xsimd::fma(acc[j], x, y);
     for (int j = 0; j < K; ++j) acc_io[j] = acc[j];
 }
-#endif
 
-template <int K>
-PeakResult peak_mul_add(double seconds) {
-    double best = 0;
-#if defined(MHA_HAVE_SIMD)
-    constexpr int W = static_cast<int>(PeakBatch::size);
+// The best GFLOP/s over timed rounds (at least 5, and for `seconds`) of one round function on NACC accumulators;
+// flops_per_iter: the round's flops per iteration of its loop.
+template <int NACC>
+double best_round_gflops(void (*round)(PeakBatch*, const float*, int), double flops_per_iter, double seconds) {
     volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
     const float xy[2] = {xs, ys};
-    float sink = 0;
-    const double end = now_seconds() + seconds;
-    int rounds = 0;  // at least 5, however short `seconds`
-    do {
-        PeakBatch am[K], aa[K];
-        for (int j = 0; j < K; ++j) am[j] = PeakBatch(1.0f + 0.001f * j), aa[j] = PeakBatch(1.0f - 0.001f * j);
-        const double t0 = now_seconds();
-        void (*volatile timed_round)(PeakBatch*, PeakBatch*, const float*, int) = &mul_add_round<K>;
-        timed_round(am, aa, xy, kPeakIters);
-        const double dt = now_seconds() - t0;
-        best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // 2K instructions, 1 flop per lane
-        for (int j = 0; j < K; ++j) sink += xsimd::hadd(am[j]) + xsimd::hadd(aa[j]);  // keeps the loop alive
-    } while (++rounds < 5 || now_seconds() < end);
-    if (sink == 12345.678f) std::printf(" ");
-#else
-    (void)seconds;
-#endif
-    return {"mul+add", K, best};
-}
-
-template <int K>
-PeakResult peak_fma(double seconds) {
     double best = 0;
-#if defined(MHA_HAVE_SIMD)
-    constexpr int W = static_cast<int>(PeakBatch::size);
-    volatile float xs = 0.9999999f, ys = 1e-7f;  // x close to 1, y tiny; volatile: not compile-time constants
-    const float xy[2] = {xs, ys};
     float sink = 0;
     const double end = now_seconds() + seconds;
-    int rounds = 0;  // at least 5, however short `seconds`
+    int rounds = 0;
     do {
-        PeakBatch acc[K];
-        for (int j = 0; j < K; ++j) acc[j] = PeakBatch(1.0f + 0.001f * j);
+        PeakBatch acc[NACC];
+        for (int j = 0; j < NACC; ++j) acc[j] = PeakBatch(1.0f + 0.001f * j);
         const double t0 = now_seconds();
-        void (*volatile timed_round)(PeakBatch*, const float*, int) = &fma_round<K>;
+        void (*volatile timed_round)(PeakBatch*, const float*, int) = round;
         timed_round(acc, xy, kPeakIters);
         const double dt = now_seconds() - t0;
-        best = std::max(best, 2.0 * K * W * double(kPeakIters) / dt * 1e-9);  // K FMAs, 2 flops per lane
-        for (int j = 0; j < K; ++j) sink += xsimd::hadd(acc[j]);
+        best = std::max(best, flops_per_iter * double(kPeakIters) / dt * 1e-9);
+        for (int j = 0; j < NACC; ++j) sink += xsimd::hadd(acc[j]);  // keeps the loop alive
     } while (++rounds < 5 || now_seconds() < end);
     if (sink == 12345.678f) std::printf(" ");
-#else
-    (void)seconds;
-#endif
-    return {"fma", K, best};
+    return best;
 }
+
+constexpr double kPeakLanes = double(PeakBatch::size);
+
+// K multiplies beside K adds per iteration: 2K instructions, 1 flop per lane each
+template <int K>
+PeakResult peak_mul_add(double seconds) {
+    return {"mul+add", K, best_round_gflops<2 * K>(&mul_add_round<K>, 2.0 * K * kPeakLanes, seconds)};
+}
+
+// K FMAs per iteration (in wasm a multiply, then an add on its result), 2 flops per lane each
+template <int K>
+PeakResult peak_fma(double seconds) {
+    return {"fma", K, best_round_gflops<K>(&fma_round<K>, 2.0 * K * kPeakLanes, seconds)};
+}
+#else
+template <int K>
+PeakResult peak_mul_add(double) { return {"mul+add", K, 0}; }
+template <int K>
+PeakResult peak_fma(double) { return {"fma", K, 0}; }
+#endif
 
 // every loop and chain count tried; the ceiling is the best of them
 std::vector<PeakResult> measure_peaks(double seconds) {
