@@ -166,7 +166,11 @@ void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 template <class T>
 void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
     constexpr int TN_CHUNK = 128;
-    for (int k0 = 0; k0 == 0 || k0 < K; k0 += TN_CHUNK)  // K = 0 still makes one call: out = 0 unless accumulate
+    if (K == 0) {  // a sum of nothing; a and b may be null then, and no pointer is offset from them
+        if (!accumulate) std::fill(out, out + std::size_t(M) * N, T(0));
+        return;
+    }
+    for (int k0 = 0; k0 < K; k0 += TN_CHUNK)
         matmul_blocked<T, true>(out, a + std::size_t(k0) * M, M, b + std::size_t(k0) * N, static_cast<const T*>(nullptr),
                                 M, N, std::min(TN_CHUNK, K - k0), accumulate || k0 > 0);
 }
