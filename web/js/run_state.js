@@ -6,6 +6,8 @@
 // run.train, run.settings) and the baseline the panel shows; no DOM, no worker, no core call: it is unit-tested in
 // node (tests/browser/run_state.test.mjs).
 
+import { plural } from './views/dom.js';
+
 /** The states a student sees, one per run. */
 export const RUN_STATE = Object.freeze({
   settingUp: 'setting-up',   // the worker is starting, or is set up and waits for the others of its panel
@@ -82,7 +84,6 @@ export function noBetter(run, baseline) {
   return Number.isFinite(val) && Number.isFinite(baseline) && val >= baseline;
 }
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const names = (entries) => {
   const labels = entries.map((e) => e.label);
   return labels.length <= 1 ? labels.join('') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;

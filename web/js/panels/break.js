@@ -11,7 +11,7 @@ import { checkRun, compareVariants, constants } from '../engine.js';
 import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, el, showAlert, showRejection, table } from '../views/dom.js';
+import { count, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -115,7 +115,6 @@ const signed = (v) => {
   const t = Math.abs(v).toFixed(3);
   return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
 };
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`);
 
 /**

@@ -13,7 +13,7 @@ import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, download, el, showAlert, showRejection, table } from '../views/dom.js';
+import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -35,7 +35,6 @@ const signed = (v) => {
   const t = Math.abs(v).toFixed(3);
   return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
 };
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * @typedef {{H: number, index: number, seed: number, key: string, label: string, settings: object,

@@ -69,6 +69,15 @@ export function count(n) {
 const COUNT_FORMAT = new Intl.NumberFormat('en-US');  // toLocaleString builds a formatter per call: slow
 
 /**
+ * n and the word, plural unless n is 1: "1 run", "3 runs".
+ * @param {number} n
+ * @param {string} word
+ */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
  * Shows message in an alert element (role="alert"), or hides it when message is empty. Text only, never HTML.
  * @param {HTMLElement} alert
  * @param {string} message
