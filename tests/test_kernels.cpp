@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels.hpp"
@@ -104,7 +105,43 @@ TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every 
         ref::gelu_forward(w64.data(), x64.data(), N);
         gelu_forward(g64.data(), x64.data(), N);
         CHECK(test::max_abs_diff(g64, w64) < 1e-14);
+        std::vector<double> d64(dout.begin(), dout.end()), dw64(N, 0.5), dg64(N, 0.5);
+        ref::gelu_backward(dw64.data(), x64.data(), d64.data(), N);
+        gelu_backward(dg64.data(), x64.data(), d64.data(), N);
+        CHECK(test::max_abs_diff(dg64, dw64) < 1e-14);
     }
+}
+
+TEST_CASE("xsimd GELU keeps the scalar reference's values at the extremes: saturation, infinities, NaN",
+          "[kernels]") {
+    // the xsimd kernel computes σ(2u) through exp(−2u), which overflows to inf for x below about −10 (float) and
+    // −90 (double); the reference computes tanh u. Sixteen values, so every lane of every width sees them.
+    const double inf = INFINITY, nan = NAN;
+    const std::vector<double> xs = {-inf, -1e30, -100, -20, -10, -9.5, -3, -0.0, 0.0, 1e-30, 3, 10, 20, 100, inf, nan};
+    auto same = [](double got, double want, double tol) {
+        if (std::isnan(want)) return std::isnan(got);
+        if (std::isinf(want)) return got == want;
+        return std::abs(got - want) <= tol;
+    };
+    auto check = [&](auto zero, double tol) {
+        using T = decltype(zero);
+        const int N = int(xs.size());
+        std::vector<T> x(xs.begin(), xs.end()), want(N), got(N), dout(N, T(1)), dwant(N, T(0)), dgot(N, T(0));
+        ref::gelu_forward(want.data(), x.data(), N);
+        gelu_forward(got.data(), x.data(), N);
+        ref::gelu_backward(dwant.data(), x.data(), dout.data(), N);
+        gelu_backward(dgot.data(), x.data(), dout.data(), N);
+        for (int i = 0; i < N; ++i) {
+            INFO("x = " << x[i] << " (" << sizeof(T) * 8 << " bit): gelu " << got[i] << " vs " << want[i] << ", gelu' "
+                        << dgot[i] << " vs " << dwant[i]);
+            CHECK(same(got[i], want[i], tol));
+            CHECK(same(dgot[i], dwant[i], tol));
+        }
+        CHECK(got[15] != got[15]);  // NaN in, NaN out
+        CHECK(got[14] == T(inf));   // gelu(+inf) = +inf
+    };
+    check(0.0f, 2e-6);
+    check(0.0, 1e-14);
 }
 
 TEST_CASE("the reference matmul is right on a hand-checked case", "[kernels]") {

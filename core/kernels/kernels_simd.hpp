@@ -176,16 +176,29 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 }
 
 // ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
+// The same function through one exp: 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e), e = exp(−2u), exactly, so with
+// s = σ(2u), u = sqrt(2/pi) (x + 0.044715 x³):
+//   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
+// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). xsimd's tanh costs an exp, a division and a polynomial branch; this is
+// one exp and one division. 1 − s is taken as e·s where s is near 1 (e < 1), where 1 − s would cancel (and, times
+// the large factor of a large x, miss the double twin by 1e-14). e overflows to inf for x below about −10 (float):
+// s = 1/inf = 0, as σ is there, and 1 − s = 1. x = ±inf gives what the tanh form gives (+inf, and NaN = −inf · 0
+// for −inf), and NaN stays NaN.
+template <class T>
+inline xsimd::batch<T> gelu_exp(const xsimd::batch<T>& x, const xsimd::batch<T>& x2) {  // e = exp(−2u)
+    const xsimd::batch<T> minus_2k(T(-2 * 0.7978845608028654)), c(T(0.044715));
+    return xsimd::exp(minus_2k * xsimd::fma(c * x, x2, x));
+}
+
 template <class T>
 void gelu_forward(T* out, const T* inp, int N) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
-    const batch k(T(0.7978845608028654)), c(T(0.044715)), half(T(0.5)), one(T(1));
+    const batch one(T(1));
     const int n_vec = N - N % W;
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
-        const batch th = xsimd::tanh(k * xsimd::fma(c * x, x * x, x));
-        (half * x * (one + th)).store_unaligned(out + i);
+        (x / (one + gelu_exp(x, x * x))).store_unaligned(out + i);  // x s
     }
     ref::gelu_forward(out + n_vec, inp + n_vec, N - n_vec);
 }
@@ -194,13 +207,15 @@ template <class T>
 void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
-    const batch k(T(0.7978845608028654)), c(T(0.044715)), c3(T(3 * 0.044715)), half(T(0.5)), one(T(1));
+    const batch two_k(T(2 * 0.7978845608028654)), c3(T(3 * 0.044715)), one(T(1));
     const int n_vec = N - N % W;
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
         const batch x2 = x * x;
-        const batch th = xsimd::tanh(k * xsimd::fma(c * x, x2, x));
-        const batch grad = half * (one + th) + half * x * (one - th * th) * k * xsimd::fma(c3, x2, one);
+        const batch e = gelu_exp(x, x2);
+        const batch s = one / (one + e);
+        const batch one_minus_s = xsimd::select(e < one, e * s, one - s);
+        const batch grad = s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
         xsimd::fma(grad, batch::load_unaligned(dout + i), batch::load_unaligned(dinp + i)).store_unaligned(dinp + i);
     }
     ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec);
