@@ -204,7 +204,7 @@ void gelu_forward(T* out, const T* inp, int N) {
 }
 
 template <class T>
-void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
+void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
     const batch two_k(T(2 * 0.7978845608028654)), c3(T(3 * 0.044715)), one(T(1));
@@ -216,9 +216,10 @@ void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
         const batch s = one / (one + e);
         const batch one_minus_s = xsimd::select(e < one, e * s, one - s);
         const batch grad = s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
-        xsimd::fma(grad, batch::load_unaligned(dout + i), batch::load_unaligned(dinp + i)).store_unaligned(dinp + i);
+        const batch d = batch::load_unaligned(dout + i);
+        (mode == Dinp::add ? xsimd::fma(grad, d, batch::load_unaligned(dinp + i)) : grad * d).store_unaligned(dinp + i);
     }
-    ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec);
+    ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec, mode);
 }
 
 // ---------------------------------------------------------------- LayerNorm, twins of ref::layernorm_*
@@ -265,7 +266,7 @@ void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, 
 
 template <class S>
 void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, const S* mean,
-                        const S* rstd, int N, int C) {
+                        const S* rstd, int N, int C, Dinp mode) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
     const int c_vec = C - C % W;
@@ -296,13 +297,15 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
             const batch dnorm = batch::load_unaligned(weight + i) * d;
             (batch::load_unaligned(dbias + i) + d).store_unaligned(dbias + i);
             xsimd::fma(norm, d, batch::load_unaligned(dweight + i)).store_unaligned(dweight + i);
-            xsimd::fma(dnorm - dm - norm * dnm, sb, batch::load_unaligned(dx + i)).store_unaligned(dx + i);
+            const batch g = dnorm - dm - norm * dnm;
+            (mode == Dinp::add ? xsimd::fma(g, sb, batch::load_unaligned(dx + i)) : g * sb).store_unaligned(dx + i);
         }
         for (int i = c_vec; i < C; ++i) {
             const S norm = (x[i] - mean[n]) * rstd[n], dnorm = weight[i] * dy[i];
             dbias[i] += dy[i];
             dweight[i] += norm * dy[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+            const S g = (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+            dx[i] = mode == Dinp::add ? dx[i] + g : g;
         }
     }
 }
