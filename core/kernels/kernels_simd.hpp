@@ -176,29 +176,43 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 }
 
 // ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
-// The same function through one exp: 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e), e = exp(−2u), exactly, so with
-// s = σ(2u), u = sqrt(2/pi) (x + 0.044715 x³):
+// With s = σ(2u) = 0.5 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x³):
 //   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
-// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). xsimd's tanh costs an exp, a division and a polynomial branch; this is
-// one exp and one division. 1 − s is taken as e·s where s is near 1 (e < 1), where 1 − s would cancel (and, times
-// the large factor of a large x, miss the double twin by 1e-14). e overflows to inf for x below about −10 (float):
-// s = 1/inf = 0, as σ is there, and 1 − s = 1. x = ±inf gives what the tanh form gives (+inf, and NaN = −inf · 0
-// for −inf), and NaN stays NaN.
+// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). Two ways to s, chosen per batch:
+// - every lane small (|u| < 5/8, which early in training is nearly every batch): s = 0.5 + 0.5 tanh u through
+//   xsimd::tanh, which for such a batch is one odd polynomial and no exp;
+// - else one exp: s = 1 / (1 + e), e = exp(−2u). xsimd::tanh computes both its polynomial and an exp-and-division
+//   for a batch with lanes on both sides of 5/8, and this form is that exp and division alone. 1 − s is taken as
+//   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
+//   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
+// x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
 template <class T>
-inline xsimd::batch<T> gelu_exp(const xsimd::batch<T>& x, const xsimd::batch<T>& x2) {  // e = exp(−2u)
-    const xsimd::batch<T> minus_2k(T(-2 * 0.7978845608028654)), c(T(0.044715));
-    return xsimd::exp(minus_2k * xsimd::fma(c * x, x2, x));
+inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
+                       xsimd::batch<T>& one_minus_s) {
+    using batch = xsimd::batch<T>;
+    const batch k(T(0.7978845608028654)), c(T(0.044715)), one(T(1)), half(T(0.5));
+    const batch u = k * xsimd::fma(c * x, x2, x);
+    if (xsimd::all(xsimd::abs(u) < batch(T(0.625)))) {  // xsimd::tanh's polynomial range (5/8)
+        const batch th = xsimd::tanh(u);
+        s = xsimd::fma(half, th, half);
+        one_minus_s = half - half * th;
+        return;
+    }
+    const batch e = xsimd::exp(T(-2) * u);
+    s = one / (one + e);
+    one_minus_s = xsimd::select(e < one, e * s, one - s);
 }
 
 template <class T>
 void gelu_forward(T* out, const T* inp, int N) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
-    const batch one(T(1));
     const int n_vec = N - N % W;
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
-        (x / (one + gelu_exp(x, x * x))).store_unaligned(out + i);  // x s
+        batch s, one_minus_s;
+        gelu_sigma(x, x * x, s, one_minus_s);
+        (x * s).store_unaligned(out + i);
     }
     ref::gelu_forward(out + n_vec, inp + n_vec, N - n_vec);
 }
@@ -212,9 +226,8 @@ void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
         const batch x2 = x * x;
-        const batch e = gelu_exp(x, x2);
-        const batch s = one / (one + e);
-        const batch one_minus_s = xsimd::select(e < one, e * s, one - s);
+        batch s, one_minus_s;
+        gelu_sigma(x, x2, s, one_minus_s);
         const batch grad = s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
         const batch d = batch::load_unaligned(dout + i);
         (mode == Dinp::add ? xsimd::fma(grad, d, batch::load_unaligned(dinp + i)) : grad * d).store_unaligned(dinp + i);
