@@ -20,6 +20,9 @@ using Vec = std::vector<double>;
 
 double dot(const Vec& a, const Vec& b) { return std::inner_product(a.begin(), a.end(), b.begin(), 0.0); }
 
+// what a gradient buffer holds before a Dinp::write backward: that backward must not read it
+constexpr double kStale = 7.25;
+
 void require_clean(const test::GradReport& r) {
     INFO(r.first_failure << " (checked " << r.checked << ", max abs error " << r.max_abs_err << ")");
     REQUIRE(r.checked > 0);
@@ -37,11 +40,15 @@ TEST_CASE("gradcheck: layernorm (input, weight, bias)", "[gradcheck]") {
         return dot(out, r);
     };
     loss();
-    Vec dx(N * C, 0), dw(C, 0), db(C, 0);
-    layernorm_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
-    require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
-    require_clean(check_gradient(loss, w.data(), dw.data(), w.size(), "dweight"));
-    require_clean(check_gradient(loss, b.data(), db.data(), b.size(), "dbias"));
+    for (Dinp mode : {Dinp::add, Dinp::write}) {
+        // adding onto zeros, or writing over a stale value: the same gradient
+        Vec dx(N * C, mode == Dinp::add ? 0.0 : kStale), dw(C, 0), db(C, 0);
+        layernorm_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C,
+                           mode);
+        require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
+        require_clean(check_gradient(loss, w.data(), dw.data(), w.size(), "dweight"));
+        require_clean(check_gradient(loss, b.data(), db.data(), b.size(), "dbias"));
+    }
 }
 
 TEST_CASE("gradcheck: linear (input, weight, bias) for odd shapes", "[gradcheck]") {
@@ -54,11 +61,13 @@ TEST_CASE("gradcheck: linear (input, weight, bias) for odd shapes", "[gradcheck]
             linear_forward(out.data(), x.data(), w.data(), b.data(), N, C, OC);
             return dot(out, r);
         };
-        Vec dx(N * C, 0), dw(OC * C, 0), db(OC, 0);
-        linear_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, C, OC);
-        require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
-        require_clean(check_gradient(loss, w.data(), dw.data(), w.size(), "dweight"));
-        require_clean(check_gradient(loss, b.data(), db.data(), b.size(), "dbias"));
+        for (Dinp mode : {Dinp::add, Dinp::write}) {
+            Vec dx(N * C, mode == Dinp::add ? 0.0 : kStale), dw(OC * C, 0), db(OC, 0);
+            linear_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, C, OC, mode);
+            require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
+            require_clean(check_gradient(loss, w.data(), dw.data(), w.size(), "dweight"));
+            require_clean(check_gradient(loss, b.data(), db.data(), b.size(), "dbias"));
+        }
     }
 }
 
@@ -70,9 +79,11 @@ TEST_CASE("gradcheck: gelu", "[gradcheck]") {
         gelu_forward(out.data(), x.data(), 40);
         return dot(out, r);
     };
-    Vec dx(40, 0);
-    gelu_backward(dx.data(), x.data(), r.data(), 40);
-    require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
+    for (Dinp mode : {Dinp::add, Dinp::write}) {
+        Vec dx(40, mode == Dinp::add ? 0.0 : kStale);
+        gelu_backward(dx.data(), x.data(), r.data(), 40, mode);
+        require_clean(check_gradient(loss, x.data(), dx.data(), x.size(), "dx"));
+    }
 }
 
 TEST_CASE("gradcheck: token and position embedding", "[gradcheck]") {
@@ -98,9 +109,11 @@ TEST_CASE("gradcheck: softmax cross-entropy, including ignored positions", "[gra
     Vec probs(N * V), losses(N);
     auto loss = [&] { return crossentropy_forward(probs.data(), losses.data(), logits.data(), targets, N, V); };
     loss();
-    Vec dlogits(N * V, 0);
-    crossentropy_backward(dlogits.data(), probs.data(), targets, N, V);
-    require_clean(check_gradient(loss, logits.data(), dlogits.data(), logits.size(), "dlogits"));
+    for (Dinp mode : {Dinp::add, Dinp::write}) {
+        Vec dlogits(N * V, mode == Dinp::add ? 0.0 : kStale);
+        crossentropy_backward(dlogits.data(), probs.data(), targets, N, V, mode);
+        require_clean(check_gradient(loss, logits.data(), dlogits.data(), logits.size(), "dlogits"));
+    }
 }
 
 TEST_CASE("gradcheck: head split and merge, both orders", "[gradcheck]") {

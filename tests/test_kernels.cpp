@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels.hpp"
@@ -89,22 +90,60 @@ TEST_CASE("the a^T b matmul walks long K in chunks: a chunk boundary anywhere, b
 }
 
 TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every tail size", "[kernels]") {
-    for (int N : {1, 3, 4, 5, 8, 9, 16, 17, 33, 100}) {
-        const auto x = test::random_vector<float>(N, 70 + N, 3.0);  // wide range: the tanh saturates at both ends
+    // standard deviation 3 (the tanh saturates at both ends; batches take the exp branch) and 0.2 (|u| < 5/8 in
+    // whole batches: the polynomial branch)
+    for (double range : {3.0, 0.2}) for (int N : {1, 3, 4, 5, 8, 9, 16, 17, 33, 100}) for (Dinp mode : {Dinp::add, Dinp::write}) {
+        const auto x = test::random_vector<float>(N, 70 + N, range);
         const auto dout = test::random_vector<float>(N, 80 + N);
         std::vector<float> want(N), got(N), dwant(N, 0.5f), dgot(N, 0.5f);
         ref::gelu_forward(want.data(), x.data(), N);
         gelu_forward(got.data(), x.data(), N);
-        ref::gelu_backward(dwant.data(), x.data(), dout.data(), N);
-        gelu_backward(dgot.data(), x.data(), dout.data(), N);
-        INFO("N = " << N);
+        ref::gelu_backward(dwant.data(), x.data(), dout.data(), N, mode);
+        gelu_backward(dgot.data(), x.data(), dout.data(), N, mode);
+        INFO("N = " << N << " range " << range << (mode == Dinp::add ? " adding" : " writing"));
         CHECK(test::max_abs_diff(got, want) < 2e-6);   // xsimd's tanh and libm's agree to a few float ulp
         CHECK(test::max_abs_diff(dgot, dwant) < 2e-6);
         std::vector<double> x64(x.begin(), x.end()), w64(N), g64(N);
         ref::gelu_forward(w64.data(), x64.data(), N);
         gelu_forward(g64.data(), x64.data(), N);
         CHECK(test::max_abs_diff(g64, w64) < 1e-14);
+        std::vector<double> d64(dout.begin(), dout.end()), dw64(N, 0.5), dg64(N, 0.5);
+        ref::gelu_backward(dw64.data(), x64.data(), d64.data(), N, mode);
+        gelu_backward(dg64.data(), x64.data(), d64.data(), N, mode);
+        CHECK(test::max_abs_diff(dg64, dw64) < 1e-14);
     }
+}
+
+TEST_CASE("xsimd GELU keeps the scalar reference's values at the extremes: saturation, infinities, NaN",
+          "[kernels]") {
+    // the xsimd kernel computes σ(2u) through exp(−2u), which overflows to inf for x below about −10 (float) and
+    // −90 (double); the reference computes tanh u. Sixteen values, so every lane of every width sees them.
+    const double inf = INFINITY, nan = NAN;
+    const std::vector<double> xs = {-inf, -1e30, -100, -20, -10, -9.5, -3, -0.0, 0.0, 1e-30, 3, 10, 20, 100, inf, nan};
+    auto same = [](double got, double want, double tol) {
+        if (std::isnan(want)) return std::isnan(got);
+        if (std::isinf(want)) return got == want;
+        return std::abs(got - want) <= tol;
+    };
+    auto check = [&](auto zero, double tol) {
+        using T = decltype(zero);
+        const int N = int(xs.size());
+        std::vector<T> x(xs.begin(), xs.end()), want(N), got(N), dout(N, T(1)), dwant(N, T(0)), dgot(N, T(0));
+        ref::gelu_forward(want.data(), x.data(), N);
+        gelu_forward(got.data(), x.data(), N);
+        ref::gelu_backward(dwant.data(), x.data(), dout.data(), N, Dinp::write);
+        gelu_backward(dgot.data(), x.data(), dout.data(), N, Dinp::write);
+        for (int i = 0; i < N; ++i) {
+            INFO("x = " << x[i] << " (" << sizeof(T) * 8 << " bit): gelu " << got[i] << " vs " << want[i] << ", gelu' "
+                        << dgot[i] << " vs " << dwant[i]);
+            CHECK(same(got[i], want[i], tol));
+            CHECK(same(dgot[i], dwant[i], tol));
+        }
+        CHECK(got[15] != got[15]);  // NaN in, NaN out
+        CHECK(got[14] == T(inf));   // gelu(+inf) = +inf
+    };
+    check(0.0f, 2e-6);
+    check(0.0, 1e-14);
 }
 
 TEST_CASE("the reference matmul is right on a hand-checked case", "[kernels]") {
@@ -142,12 +181,15 @@ TEST_CASE("xsimd LayerNorm forward and backward equal the scalar reference for e
         CHECK(test::max_abs_diff(o2, o1) < 2e-5);
         CHECK(test::max_abs_diff(m2, m1) < 2e-5);
         CHECK(test::max_abs_diff(r2, r1) < 2e-5);
-        std::vector<float> dx1(N * C, 0.1f), dx2 = dx1, dw1(C, 0.2f), dw2 = dw1, db1(C, 0.3f), db2 = db1;
-        ref::layernorm_backward(dx1.data(), dw1.data(), db1.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C);
-        layernorm_backward(dx2.data(), dw2.data(), db2.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C);
-        CHECK(test::max_abs_diff(dx2, dx1) < 2e-5);
-        CHECK(test::max_abs_diff(dw2, dw1) < 2e-5);
-        CHECK(test::max_abs_diff(db2, db1) < 2e-6);
+        for (Dinp mode : {Dinp::add, Dinp::write}) {
+            INFO((mode == Dinp::add ? "adding" : "writing"));
+            std::vector<float> dx1(N * C, 0.1f), dx2 = dx1, dw1(C, 0.2f), dw2 = dw1, db1(C, 0.3f), db2 = db1;
+            ref::layernorm_backward(dx1.data(), dw1.data(), db1.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C, mode);
+            layernorm_backward(dx2.data(), dw2.data(), db2.data(), dy.data(), x.data(), w.data(), m1.data(), r1.data(), N, C, mode);
+            CHECK(test::max_abs_diff(dx2, dx1) < 2e-5);
+            CHECK(test::max_abs_diff(dw2, dw1) < 2e-5);
+            CHECK(test::max_abs_diff(db2, db1) < 2e-6);
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "error.hpp"
 #include "optimizer.hpp"
@@ -51,6 +52,20 @@ TEST_CASE("gradient clipping scales to the max norm and leaves small gradients a
     std::vector<double> small = {0.3, 0.4};
     clip_gradients(small.data(), 2, 1.0);
     CHECK(small[0] == 0.3);
+}
+
+TEST_CASE("the global gradient norm sums every element, whatever the count's remainder", "[train]") {
+    // integers: every square and partial sum is exact in double, so the norm's square is known exactly
+    for (std::size_t n : {0, 1, 2, 7, 8, 9, 15, 16, 17, 100, 1001}) {
+        std::vector<float> g(n);
+        double want = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            g[i] = float(int(i % 13) - 6);
+            want += double(g[i]) * g[i];
+        }
+        INFO("n = " << n);
+        CHECK(global_norm(g.data(), n) == std::sqrt(want));
+    }
 }
 
 TEST_CASE("invalid training settings are messages, not crashes", "[train]") {

@@ -33,10 +33,10 @@ template <class T>
 inline void gelu_forward(T* out, const T* inp, int N) {
     kern::gelu_forward(out, inp, N);
 }
-// dinp (N) += gelu'(inp) * dout
+// dinp (N) [+]= gelu'(inp) * dout (mode: add or write, see Dinp)
 template <class T>
-inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
-    kern::gelu_backward(dinp, inp, dout, N);
+inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
+    kern::gelu_backward(dinp, inp, dout, N, mode);
 }
 
 // LayerNorm over the last dim: out (N,C), mean (N), rstd (N) from inp (N,C), weight (C), bias (C)
@@ -44,11 +44,11 @@ template <class S>
 inline void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
     kern::layernorm_forward(out, mean, rstd, inp, weight, bias, N, C);
 }
-// its backward, accumulating into dinp (N,C), dweight (C), dbias (C)
+// its backward: adds into dweight (C), dbias (C), and adds into or writes dinp (N,C) as mode says (see Dinp)
 template <class S>
 inline void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
-                               const S* mean, const S* rstd, int N, int C) {
-    kern::layernorm_backward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C);
+                               const S* mean, const S* rstd, int N, int C, Dinp mode) {
+    kern::layernorm_backward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C, mode);
 }
 // x (n) ← exp(x − shift), returns the sum (softmax rows)
 template <class S>

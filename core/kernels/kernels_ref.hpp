@@ -4,6 +4,16 @@
 #include <cmath>
 #include <cstddef>
 
+namespace mha {
+
+// What a backward kernel does with the gradient it computes for its input, dinp. llm.c's convention, and the
+// default: ADD it (dinp += ...), so that a tensor read by two layers receives both contributions, and the model
+// zeroes the buffer once per step. The first writer of a buffer may WRITE it instead (dinp = ...): that spares the
+// zeroing pass and the read of the old value. Weight and bias gradients always accumulate.
+enum class Dinp { add, write };
+
+}  // namespace mha
+
 namespace mha::ref {
 
 // out (M,N) [+]= a (M,K) · b (N,K)ᵀ + bias (N)   (a Linear layer: b is the weight in (out,in) layout)
@@ -51,15 +61,16 @@ void gelu_forward(T* out, const T* inp, int N) {
     }
 }
 
-// forward was: out = 0.5 x (1 + tanh u); so dinp += dout (0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3·0.044715 x²))
+// forward was: out = 0.5 x (1 + tanh u); so dinp [+]= dout (0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3·0.044715 x²))
+// (mode: add or write dinp, see Dinp)
 template <class T>
-void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
+void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     const T k = T(0.7978845608028654);
     for (int i = 0; i < N; ++i) {
         const T x = inp[i];
         const T th = std::tanh(k * (x + T(0.044715) * x * x * x));
         const T grad = T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * x * x);
-        dinp[i] += grad * dout[i];
+        dinp[i] = mode == Dinp::add ? dinp[i] + grad * dout[i] : grad * dout[i];
     }
 }
 
@@ -86,10 +97,10 @@ void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, 
 
 // forward was: norm = (x - mean) * rstd; out = norm * weight + bias; so:
 //   dbias += dout, dweight += norm * dout, and with dnorm = dout * weight,
-//   dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))
+//   dx [+]= rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm))   (mode: add or write dx, see Dinp)
 template <class S>
 void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
-                        const S* mean, const S* rstd, int N, int C) {
+                        const S* mean, const S* rstd, int N, int C, Dinp mode) {
     for (int n = 0; n < N; ++n) {
         const S* x = inp + n * C;
         const S* dy = dout + n * C;
@@ -109,7 +120,8 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
             const S dnorm = weight[i] * dy[i];
             dbias[i] += dy[i];
             dweight[i] += norm * dy[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+            const S g = (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+            dx[i] = mode == Dinp::add ? dx[i] + g : g;
         }
     }
 }

@@ -206,34 +206,63 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 }
 
 // ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
+// With s = σ(2u) = 0.5 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x³):
+//   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
+// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). Two ways to s, chosen per batch:
+// - every lane small (|u| < 5/8, which early in training is nearly every batch): s = 0.5 + 0.5 tanh u through
+//   xsimd::tanh, which for such a batch is one odd polynomial and no exp;
+// - else one exp: s = 1 / (1 + e), e = exp(−2u). xsimd::tanh computes both its polynomial and an exp-and-division
+//   for a batch with lanes on both sides of 5/8, and this form is that exp and division alone. 1 − s is taken as
+//   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
+//   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
+// x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
+template <class T>
+inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
+                       xsimd::batch<T>& one_minus_s) {
+    using batch = xsimd::batch<T>;
+    const batch k(T(0.7978845608028654)), c(T(0.044715)), one(T(1)), half(T(0.5));
+    const batch u = k * xsimd::fma(c * x, x2, x);
+    if (xsimd::all(xsimd::abs(u) < batch(T(0.625)))) {  // xsimd::tanh's polynomial range (5/8)
+        const batch th = xsimd::tanh(u);
+        s = xsimd::fma(half, th, half);
+        one_minus_s = half - half * th;
+        return;
+    }
+    const batch e = xsimd::exp(T(-2) * u);
+    s = one / (one + e);
+    one_minus_s = xsimd::select(e < one, e * s, one - s);
+}
+
 template <class T>
 void gelu_forward(T* out, const T* inp, int N) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
-    const batch k(T(0.7978845608028654)), c(T(0.044715)), half(T(0.5)), one(T(1));
     const int n_vec = N - N % W;
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
-        const batch th = xsimd::tanh(k * xsimd::fma(c * x, x * x, x));
-        (half * x * (one + th)).store_unaligned(out + i);
+        batch s, one_minus_s;
+        gelu_sigma(x, x * x, s, one_minus_s);
+        (x * s).store_unaligned(out + i);
     }
     ref::gelu_forward(out + n_vec, inp + n_vec, N - n_vec);
 }
 
 template <class T>
-void gelu_backward(T* dinp, const T* inp, const T* dout, int N) {
+void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
-    const batch k(T(0.7978845608028654)), c(T(0.044715)), c3(T(3 * 0.044715)), half(T(0.5)), one(T(1));
+    const batch two_k(T(2 * 0.7978845608028654)), c3(T(3 * 0.044715)), one(T(1));
     const int n_vec = N - N % W;
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
         const batch x2 = x * x;
-        const batch th = xsimd::tanh(k * xsimd::fma(c * x, x2, x));
-        const batch grad = half * (one + th) + half * x * (one - th * th) * k * xsimd::fma(c3, x2, one);
-        xsimd::fma(grad, batch::load_unaligned(dout + i), batch::load_unaligned(dinp + i)).store_unaligned(dinp + i);
+        batch s, one_minus_s;
+        gelu_sigma(x, x2, s, one_minus_s);
+        const batch grad = s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
+        const batch d = batch::load_unaligned(dout + i);
+        (mode == Dinp::add ? xsimd::fma(grad, d, batch::load_unaligned(dinp + i)) : grad * d).store_unaligned(dinp + i);
     }
-    ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec);
+    ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec, mode);
 }
 
 // ---------------------------------------------------------------- LayerNorm, twins of ref::layernorm_*
@@ -280,7 +309,7 @@ void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, 
 
 template <class S>
 void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, const S* mean,
-                        const S* rstd, int N, int C) {
+                        const S* rstd, int N, int C, Dinp mode) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
     const int c_vec = C - C % W;
@@ -311,13 +340,15 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
             const batch dnorm = batch::load_unaligned(weight + i) * d;
             (batch::load_unaligned(dbias + i) + d).store_unaligned(dbias + i);
             xsimd::fma(norm, d, batch::load_unaligned(dweight + i)).store_unaligned(dweight + i);
-            xsimd::fma(dnorm - dm - norm * dnm, sb, batch::load_unaligned(dx + i)).store_unaligned(dx + i);
+            const batch g = dnorm - dm - norm * dnm;
+            (mode == Dinp::add ? xsimd::fma(g, sb, batch::load_unaligned(dx + i)) : g * sb).store_unaligned(dx + i);
         }
         for (int i = c_vec; i < C; ++i) {
             const S norm = (x[i] - mean[n]) * rstd[n], dnorm = weight[i] * dy[i];
             dbias[i] += dy[i];
             dweight[i] += norm * dy[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+            const S g = (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+            dx[i] = mode == Dinp::add ? dx[i] + g : g;
         }
     }
 }

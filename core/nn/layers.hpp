@@ -1,8 +1,11 @@
 // The GPT's layers as forward/backward pairs, templated on the scalar (float to train, double for the
 // finite-difference checks). llm.c's conventions: every function starts with its shapes; backward functions
-// ACCUMULATE (+=) into their gradients, and the model zeroes them once per step; nothing allocates.
+// ACCUMULATE (+=) into their gradients, and the model zeroes them once per step; nothing allocates. The one
+// exception is named: a backward that takes a Dinp mode (kernels_ref.hpp) WRITES its input gradient when called
+// with Dinp::write, which the model does where it is that buffer's first writer, and does not zero that buffer.
 // Glossary: B batch, T time, C channels (= D), OC output channels, V vocabulary, BT = B*T rows.
 #pragma once
+#include <algorithm>
 #include <cmath>
 
 #include "profile.hpp"
@@ -54,14 +57,14 @@ void linear_forward(S* out, const S* inp, const S* weight, const S* bias, int N,
 }
 
 // forward was: out = inp · weightᵀ + bias; so:
-//   dinp += dout · weight        (N,OC)·(OC,C)
+//   dinp += dout · weight        (N,OC)·(OC,C)   (or dinp = ..., with mode Dinp::write)
 //   dweight += doutᵀ · inp       (OC,N)·(N,C)
 //   dbias += Σ_n dout
 template <class S>
 void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, int N, int C,
-                     int OC) {
+                     int OC, Dinp mode = Dinp::add) {
     ProfileLap lap("dinp");
-    if (dinp) matmul_nn(dinp, dout, weight, N, C, OC, true);
+    if (dinp) matmul_nn(dinp, dout, weight, N, C, OC, mode == Dinp::add);
     lap("dweight");
     matmul_tn(dweight, dout, inp, OC, C, N, true);
     lap("dbias");
@@ -72,8 +75,8 @@ void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
 
 // ---------------------------------------------------------------- GELU, tanh form
 // out (N) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); the kernels are in kernels_ref.hpp / kernels_simd.hpp
-// backward: dinp (N) += gelu'(inp) * dout. Both are kernels (gelu_forward, gelu_backward in kernels.hpp): the tanh
-// is the costliest scalar call of a training step, so it runs through xsimd::tanh.
+// backward: dinp (N) [+]= gelu'(inp) * dout (a Dinp mode). Both are kernels (gelu_forward, gelu_backward in
+// kernels.hpp): the xsimd twins compute the same function as x·σ(2u), with one exp.
 
 // ---------------------------------------------------------------- residual
 // out (N) = a + b
@@ -82,14 +85,8 @@ void residual_forward(S* out, const S* a, const S* b, int N) {
     for (int i = 0; i < N; ++i) out[i] = a[i] + b[i];
 }
 
-// forward was: out = a + b; so both receive dout
-template <class S>
-void residual_backward(S* da, S* db, const S* dout, int N) {
-    for (int i = 0; i < N; ++i) {
-        da[i] += dout[i];
-        db[i] += dout[i];
-    }
-}
+// backward: forward was out = a + b, so da += dout and db += dout. The model runs no pass for it: the residual
+// stream's gradient is one buffer that both branches read as their dout and add into (Gpt::backward).
 
 // ---------------------------------------------------------------- softmax + cross-entropy
 // probs (N,V) = softmax(logits), losses (N) = -log probs[target]; returns the mean loss.
@@ -120,19 +117,25 @@ S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets,
     return counted ? total / counted : S(0);
 }
 
-// forward was: loss = mean_n (-log softmax(logits_n)[y_n]); so dlogits_n += (probs_n - onehot(y_n)) / count
+// forward was: loss = mean_n (-log softmax(logits_n)[y_n]); so dlogits_n [+]= (probs_n - onehot(y_n)) / count,
+// and 0 for a position without a target. mode: add into dlogits (N,V) or write it (see Dinp).
 template <class S>
-void crossentropy_backward(S* dlogits, const S* probs, const int* targets, int N, int V) {
+void crossentropy_backward(S* dlogits, const S* probs, const int* targets, int N, int V, Dinp mode) {
     int counted = 0;
     for (int n = 0; n < N; ++n) counted += targets[n] >= 0;
-    if (!counted) return;
-    const S scale = S(1) / counted;
+    const S scale = counted ? S(1) / counted : S(0);
     for (int n = 0; n < N; ++n) {
         const int y = targets[n];
-        if (y < 0) continue;
         S* d = dlogits + n * V;
+        if (y < 0) {
+            if (mode == Dinp::write) std::fill(d, d + V, S(0));
+            continue;
+        }
         const S* p = probs + n * V;
-        for (int i = 0; i < V; ++i) d[i] += (p[i] - (i == y ? S(1) : S(0))) * scale;
+        for (int i = 0; i < V; ++i) {
+            const S g = (p[i] - (i == y ? S(1) : S(0))) * scale;
+            d[i] = mode == Dinp::add ? d[i] + g : g;
+        }
     }
 }
 

@@ -372,6 +372,11 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     if (B != B_ || T != T_) {
         act_views(act_buf_.data(), B, T, acts_);
         act_views(dact_buf_.data(), B, T, dacts_);
+        // the residual stream's gradient is one buffer (see backward); the slots act_views gave these stay unused
+        for (BlockActs& db : dacts_.blocks) {
+            db.attproj = db.res1 = dacts_.encoded;
+            if (cfg_.mlp) db.fcproj = db.res2 = dacts_.encoded;
+        }
         if (idx_.size() < std::size_t(BT)) idx_.resize(BT), targets_.resize(BT);
         B_ = B, T_ = T;
     }
@@ -424,24 +429,23 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 
 // ---------------------------------------------------------------- backward
 // Zeroes the activation gradients that backward accumulates into. Left alone: the att slot (B,H,T,T), which
-// attention_backward uses as scratch and overwrites, and the mean/rstd/probs/losses slots, which have no
-// gradient. At H = 8 the att slot is the largest buffer of all.
+// attention_backward uses as scratch and overwrites, the mean/rstd/probs/losses slots, which have no gradient,
+// and the gradients whose first writer writes (Dinp::write in backward): logits, lnf, the residual stream
+// (encoded, res1, res2, attproj, fcproj: one buffer), fch_gelu, fch and ln2. At H = 8 the att slot is the
+// largest buffer of all.
 template <class S>
 void Gpt<S>::zero_activation_grads(int B, int T) {
-    const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model, V = cfg_.vocab_size;
-    const std::size_t Dkv = std::size_t(cfg_.kv_heads()) * cfg_.head_dim(), F = 4 * D;
+    const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model;
+    const std::size_t Dkv = std::size_t(cfg_.kv_heads()) * cfg_.head_dim();
     auto zero = [](S* p, std::size_t n) {
         if (p) std::fill(p, p + n, S(0));
     };
     Acts& d = dacts_;
-    zero(d.encoded, BT * D);
     for (BlockActs& b : d.blocks) {
         zero(b.ln1, BT * D), zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
         zero(b.qh, BT * D), zero(b.kh, BT * Dkv), zero(b.vh, BT * Dkv);
-        zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.attproj, BT * D), zero(b.res1, BT * D), zero(b.xh, BT * D);
-        zero(b.ln2, BT * D), zero(b.fch, BT * F), zero(b.fch_gelu, BT * F), zero(b.fcproj, BT * D), zero(b.res2, BT * D);
+        zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.xh, BT * D);
     }
-    zero(d.lnf, BT * D), zero(d.logits, BT * V);
 }
 
 template <class S>
@@ -460,37 +464,38 @@ void Gpt<S>::backward() {
     ProfileLap lap("zeroing, copies");  // one lap per op kind: profile.hpp
     zero_activation_grads(B, T);  // activation grads accumulate too (but not the scratch and statistics slots)
 
+    // Dinp::write: the first writer of a buffer writes it (see zero_activation_grads)
     lap("cross-entropy");
-    crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V);
+    crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V, Dinp::write);
     lap("lm_head");
-    linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V);
+    linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V, Dinp::write);
     const int L = cfg_.n_layers;
     const S* x_last = a.blocks[L - 1].out();
-    S* dx_last = d.blocks[L - 1].out();
+    // The residual stream's gradient dres is one (B,T,D) buffer (forward's views alias it): forward was
+    // res1 = x + attproj and res2 = res1 + fcproj, so dfcproj = dres2 and dattproj = dres1 are the buffer as it
+    // stands when mlp.proj and W_O read it, and dres1 = dres2 + (ln2's part), dx = dres1 + (ln1's part) are the
+    // LayerNorm backwards adding into it in place. Walking down it holds dres2 of the last block, then its dres1,
+    // then dres2 of the block below, ..., then d(encoded): no residual pass, no copy, no zeroing.
+    S* dres = d.encoded;
     lap("layernorm");
-    layernorm_backward(dx_last, g_.lnfw, g_.lnfb, d.lnf, x_last, p_.lnfw, a.lnf_mean, a.lnf_rstd, BT, D);
+    layernorm_backward(dres, g_.lnfw, g_.lnfb, d.lnf, x_last, p_.lnfw, a.lnf_mean, a.lnf_rstd, BT, D, Dinp::write);
     for (int l = L - 1; l >= 0; --l) {
         const BlockParams& w = p_.blocks[l];
         BlockParams& gw = g_.blocks[l];
         const BlockActs& b = a.blocks[l];
         BlockActs& db = d.blocks[l];
         const S* x = l == 0 ? a.encoded : a.blocks[l - 1].out();  // this block's input
-        S* dx = l == 0 ? d.encoded : d.blocks[l - 1].out();
         if (cfg_.mlp) {
-            lap("residual");
-            residual_backward(db.res1, db.fcproj, db.res2, BT * D);
-            lap("mlp.proj");
-            linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D);
+            lap("mlp.proj");  // dout = dfcproj = dres2
+            linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D, Dinp::write);
             lap("gelu");
-            gelu_backward(db.fch, b.fch, db.fch_gelu, BT * F);
+            gelu_backward(db.fch, b.fch, db.fch_gelu, BT * F, Dinp::write);
             lap("mlp.fc");
-            linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F);
-            lap("layernorm");
-            layernorm_backward(db.res1, gw.ln2w, gw.ln2b, db.ln2, b.res1, w.ln2w, b.ln2_mean, b.ln2_rstd, BT, D);
+            linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F, Dinp::write);
+            lap("layernorm");  // dres2 -> dres1
+            layernorm_backward(dres, gw.ln2w, gw.ln2b, db.ln2, b.res1, w.ln2w, b.ln2_mean, b.ln2_rstd, BT, D, Dinp::add);
         }
-        lap("residual");
-        residual_backward(dx, db.attproj, db.res1, BT * D);
-        lap("out-proj");
+        lap("out-proj");  // dout = dattproj = dres1
         combine_heads_backward(w, gw, b, db, B, T);
         lap("zeroing, copies");
         zero_disabled_heads(db.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);  // forward was: y_h = 0
@@ -499,8 +504,8 @@ void Gpt<S>::backward() {
         attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
         lap("qkv");
         project_heads_backward(w, gw, b, db, B, T);
-        lap("layernorm");
-        layernorm_backward(dx, gw.ln1w, gw.ln1b, db.ln1, x, w.ln1w, b.ln1_mean, b.ln1_rstd, BT, D);
+        lap("layernorm");  // dres1 -> dx, the gradient of this block's input
+        layernorm_backward(dres, gw.ln1w, gw.ln1b, db.ln1, x, w.ln1w, b.ln1_mean, b.ln1_rstd, BT, D, Dinp::add);
     }
     lap("embedding");
     encoder_backward(g_.wte, g_.wpe, d.encoded, idx_.data(), B, T, D);

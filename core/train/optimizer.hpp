@@ -28,11 +28,19 @@ void adamw_update(S* p, const S* g, S* m, S* v, std::size_t n, const AdamWConfig
           S(1.0 / std::sqrt(bc2)));
 }
 
-// sqrt(Σ g²), accumulated in double whatever S is
+// sqrt(Σ g²), accumulated in double whatever S is, in kNormLanes interleaved partial sums: independent chains
+// that the CPU overlaps and the compiler may vectorise (one chain of dependent adds waits an add's latency per
+// element), in the same order on every target, so native and wasm agree
 template <class S>
 double global_norm(const S* g, std::size_t n) {
+    constexpr std::size_t kNormLanes = 8;
+    double part[kNormLanes] = {};
+    std::size_t i = 0;
+    for (; i + kNormLanes <= n; i += kNormLanes)
+        for (std::size_t j = 0; j < kNormLanes; ++j) part[j] += double(g[i + j]) * double(g[i + j]);
+    for (std::size_t j = 0; i + j < n; ++j) part[j] += double(g[i + j]) * double(g[i + j]);
     double s = 0;
-    for (std::size_t i = 0; i < n; ++i) s += double(g[i]) * double(g[i]);
+    for (double p : part) s += p;
     return std::sqrt(s);
 }
 
