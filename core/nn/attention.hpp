@@ -157,8 +157,9 @@ void broadcast_heads_backward(S* din, const S* dout, int B, int H, int T, int hs
 //   att[t,s] = softmax_s(q_t · k_s * scale) over s <= t, and exactly 0 for s > t (the causal mask)
 //   y_t = Σ_s att[t,s] v_s
 // Query head h reads key/value head h / (H/Hkv): Hkv = H is multi-head, 1 < Hkv < H grouped-query (GQA),
-// Hkv = 1 multi-query (MQA). Per (b,h) the work is two small matmuls on the SIMD kernels; the masked upper
-// triangle of q kᵀ is computed and then overwritten, which costs less than T short scalar dot products.
+// Hkv = 1 multi-query (MQA). Per (b,h) the work is two small matmuls on the SIMD kernels, each done only on its
+// causal part (kernels.hpp matmul_*_causal): q kᵀ below the diagonal (the softmax rows write the masked zeros),
+// att v over s <= t. What they skip are exact zeros: the results are bitwise those of the full products.
 template <class S>
 void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, int H, int Hkv, int T, int hs,
                        S scale) {
@@ -171,16 +172,18 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
             const S* v_bh = v + (b * Hkv + h / group) * T * hs;
             S* att_bh = att + (b * H + h) * T * T;
             lap("q kT");
-            matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
+            matmul_nt_causal(att_bh, q_bh, k_bh, T, hs);  // (T,T) = q kᵀ on s <= t
             lap("softmax+mask");
             for (int t = 0; t < T; ++t) softmax_causal_row(att_bh + t * T, t + 1, T, scale);  // and the causal mask
             lap("att v");
-            matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
+            matmul_nn_causal(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, false);  // (T,hs) = att v
         }
 }
 
 // gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs).
-// scratch (T,T) holds one head's d(att) at a time.
+// scratch (T,T) holds one head's d(att) at a time. As forward, each product does only its causal part: datt on
+// s <= t (the softmax backward reads no more, and zeroes the rest), the others with att and dpre zero above the
+// diagonal.
 template <class S>
 void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* att, const S* q, const S* k,
                         const S* v, int B, int H, int Hkv, int T, int hs, S scale) {
@@ -195,18 +198,18 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             const S* q_bh = q + (b * H + h) * T * hs;
             // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy
             lap("datt = dy vT");
-            matmul_nt(datt, dy_bh, v + kv * T * hs, static_cast<const S*>(nullptr), T, T, hs, false);
+            matmul_nt_causal(datt, dy_bh, v + kv * T * hs, T, hs);
             lap("dv += attT dy");
-            matmul_tn(dv + kv * T * hs, att_bh, dy_bh, T, hs, T, true);
+            matmul_tn_causal(dv + kv * T * hs, att_bh, dy_bh, T, hs, true);
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             lap("softmax+mask backward");
             for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
             // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
             lap("dq += dpre k");
-            matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
+            matmul_nn_causal(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, true);
             lap("dk += dpreT q");
-            matmul_tn(dk + kv * T * hs, datt, q_bh, T, hs, T, true);
+            matmul_tn_causal(dk + kv * T * hs, datt, q_bh, T, hs, true);
         }
 }
 
