@@ -111,6 +111,32 @@ TEST_CASE("attention rows sum to 1 and masked (future) entries are exactly 0", "
             }
 }
 
+TEST_CASE("attention_backward writes dq, dk and dv: what they held before does not matter", "[attention]") {
+    // the model no longer zeroes qh, kh, vh's gradients: attention_backward must write every element of them,
+    // with grouped (GQA) and single (MQA) key/value heads too, where several query heads reach one slice
+    const int B = 2, H = 4, T = 11, hs = 8;
+    for (int Hkv : {4, 2, 1}) {
+        INFO("Hkv = " << Hkv);
+        const auto q = test::random_vector<float>(B * H * T * hs, 41), k = test::random_vector<float>(B * Hkv * T * hs, 42);
+        const auto v = test::random_vector<float>(B * Hkv * T * hs, 43), dy = test::random_vector<float>(B * H * T * hs, 44);
+        const float scale = 1.0f / std::sqrt(float(hs));
+        std::vector<float> y(q.size()), att(std::size_t(B) * H * T * T), scratch(std::size_t(T) * T);
+        attention_forward(y.data(), att.data(), q.data(), k.data(), v.data(), B, H, Hkv, T, hs, scale);
+        std::vector<float> dq0(q.size(), 0.0f), dk0(k.size(), 0.0f), dv0(v.size(), 0.0f);
+        std::vector<float> dq1(q.size(), 1e30f), dk1(k.size(), -7.0f), dv1(v.size(), NAN);
+        attention_backward(dq0.data(), dk0.data(), dv0.data(), scratch.data(), dy.data(), att.data(), q.data(), k.data(),
+                           v.data(), B, H, Hkv, T, hs, scale);
+        attention_backward(dq1.data(), dk1.data(), dv1.data(), scratch.data(), dy.data(), att.data(), q.data(), k.data(),
+                           v.data(), B, H, Hkv, T, hs, scale);
+        CHECK(dq1 == dq0);
+        CHECK(dk1 == dk0);
+        CHECK(dv1 == dv0);  // NaN != NaN: one element left unwritten fails
+        double dk_sum = 0;
+        for (float x : dk0) dk_sum += std::abs(x);
+        CHECK(dk_sum > 0);  // and the gradients are not all zero
+    }
+}
+
 TEST_CASE("an output never depends on a later input position", "[attention]") {
     const int T = 7, D = 8, H = 2;
     const auto w = random_weights_with_bias<double>(D, 5);

@@ -180,7 +180,9 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
         }
 }
 
-// gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs).
+// gradients of attention_forward, written into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs): this is their only writer,
+// so it writes them first instead of adding onto zeros (with GQA/MQA the first query head of a group writes its
+// key/value head's slices, the others of the group add), and they need no zeroing.
 // scratch (T,T) holds one head's d(att) at a time. As forward, each product does only its causal part: datt on
 // s <= t (the softmax backward reads no more, and zeroes the rest), the others with att and dpre zero above the
 // diagonal.
@@ -196,20 +198,20 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             const S* att_bh = att + (b * H + h) * T * T;
             const S* dy_bh = dy + (b * H + h) * T * hs;
             const S* q_bh = q + (b * H + h) * T * hs;
-            // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy
+            // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy (the group's first head: dv = attᵀ dy)
             lap("datt = dy vT");
             matmul_nt_causal(datt, dy_bh, v + kv * T * hs, T, hs);
             lap("dv += attT dy");
-            matmul_tn_causal(dv + kv * T * hs, att_bh, dy_bh, T, hs, true);
+            matmul_tn_causal(dv + kv * T * hs, att_bh, dy_bh, T, hs, h % group != 0);
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             lap("softmax+mask backward");
             for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
-            // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
+            // forward was: pre = scale q kᵀ; so dq = dpre k and dk += dpreᵀ q
             lap("dq += dpre k");
-            matmul_nn_causal(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, true);
+            matmul_nn_causal(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, false);
             lap("dk += dpreT q");
-            matmul_tn_causal(dk + kv * T * hs, datt, q_bh, T, hs, true);
+            matmul_tn_causal(dk + kv * T * hs, datt, q_bh, T, hs, h % group != 0);
         }
 }
 

@@ -424,8 +424,8 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 
 // ---------------------------------------------------------------- backward
 // Zeroes the activation gradients that backward accumulates into. Left alone: the att slot (B,H,T,T), which
-// attention_backward uses as scratch and overwrites, and the mean/rstd/probs/losses slots, which have no
-// gradient. At H = 8 the att slot is the largest buffer of all.
+// attention_backward uses as scratch and overwrites, qh, kh and vh, which attention_backward writes first, and the
+// mean/rstd/probs/losses slots, which have no gradient. At H = 8 the att slot is the largest buffer of all.
 template <class S>
 void Gpt<S>::zero_activation_grads(int B, int T) {
     const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model, V = cfg_.vocab_size;
@@ -437,7 +437,6 @@ void Gpt<S>::zero_activation_grads(int B, int T) {
     zero(d.encoded, BT * D);
     for (BlockActs& b : d.blocks) {
         zero(b.ln1, BT * D), zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
-        zero(b.qh, BT * D), zero(b.kh, BT * Dkv), zero(b.vh, BT * Dkv);
         zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.attproj, BT * D), zero(b.res1, BT * D), zero(b.xh, BT * D);
         zero(b.ln2, BT * D), zero(b.fch, BT * F), zero(b.fch_gelu, BT * F), zero(b.fcproj, BT * D), zero(b.res2, BT * D);
     }
