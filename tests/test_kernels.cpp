@@ -238,33 +238,39 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
 const std::vector<int> kCausalT = {1, 3, 5, 17, 64, 65};
 const std::vector<int> kCausalHs = {1, 3, 4, 8, 16, 17, 64};
 
+// pad > 0: the (T,hs) operands are the first hs columns of rows hs + pad wide, as a head inside a (B,T,D)
+// projection; the columns between must come out as they went in
 template <class T>
 void check_causal_twins() {
     for (int n : kCausalT)
-        for (int hs : kCausalHs) {
-            INFO("T=" << n << " hs=" << hs);
-            const auto a = test::random_vector<T>(std::size_t(n) * hs, 100 + n * hs);  // q (T,hs)
-            const auto b = test::random_vector<T>(std::size_t(n) * hs, 200 + n * hs);  // k (T,hs)
-            const auto lower = random_lower<T>(n, 300 + n);                              // att (T,T)
-            std::vector<T> want(std::size_t(n) * n, T(7)), got = want;
-            ref::matmul_nt_causal(want.data(), a.data(), b.data(), n, hs);
-            matmul_nt_causal(got.data(), a.data(), b.data(), n, hs);
-            REQUIRE(test::max_abs_diff(lower_of(got, n), lower_of(want, n)) <= sum_tolerance<T>(hs));
-            for (int t = 0; t < n; ++t)  // the reference leaves what is above the diagonal alone
-                for (int s = t + 1; s < n; ++s) REQUIRE(want[std::size_t(t) * n + s] == T(7));
-            for (bool accumulate : {false, true}) {
-                INFO("accumulate=" << accumulate);
-                const auto init = test::random_vector<T>(std::size_t(n) * hs, 400 + n * hs);
-                std::vector<T> w = init, g = init;
-                ref::matmul_nn_causal(w.data(), lower.data(), b.data(), n, hs, accumulate);
-                matmul_nn_causal(g.data(), lower.data(), b.data(), n, hs, accumulate);
-                REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));
-                w = init, g = init;
-                ref::matmul_tn_causal(w.data(), lower.data(), b.data(), n, hs, accumulate);
-                matmul_tn_causal(g.data(), lower.data(), b.data(), n, hs, accumulate);
-                REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));
+        for (int hs : kCausalHs)
+            for (int pad : {0, 5}) {
+                const int ld = hs + pad;
+                INFO("T=" << n << " hs=" << hs << " row stride=" << ld);
+                const auto a = test::random_vector<T>(std::size_t(n) * ld, 100 + n * hs);  // q (T,hs), rows ld apart
+                const auto b = test::random_vector<T>(std::size_t(n) * ld, 200 + n * hs);  // k (T,hs)
+                const auto lower = random_lower<T>(n, 300 + n);                              // att (T,T)
+                std::vector<T> want(std::size_t(n) * n, T(7)), got = want;
+                ref::matmul_nt_causal(want.data(), a.data(), ld, b.data(), ld, n, hs);
+                matmul_nt_causal(got.data(), a.data(), ld, b.data(), ld, n, hs);
+                REQUIRE(test::max_abs_diff(lower_of(got, n), lower_of(want, n)) <= sum_tolerance<T>(hs));
+                for (int t = 0; t < n; ++t)  // the reference leaves what is above the diagonal alone
+                    for (int s = t + 1; s < n; ++s) REQUIRE(want[std::size_t(t) * n + s] == T(7));
+                for (bool accumulate : {false, true}) {
+                    INFO("accumulate=" << accumulate);
+                    const auto init = test::random_vector<T>(std::size_t(n) * ld, 400 + n * hs);
+                    std::vector<T> w = init, g = init;
+                    ref::matmul_nn_causal(w.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    matmul_nn_causal(g.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));  // the padding included
+                    w = init, g = init;
+                    ref::matmul_tn_causal(w.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    matmul_tn_causal(g.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));
+                    for (int t = 0; t < n; ++t)
+                        for (int c = hs; c < ld; ++c) REQUIRE(g[std::size_t(t) * ld + c] == init[std::size_t(t) * ld + c]);
+                }
             }
-        }
 }
 }  // namespace
 
@@ -278,14 +284,14 @@ TEST_CASE("the causal reference products equal the full ones on the lower triang
             const auto lower = random_lower<double>(n, 30 + n);
             std::vector<double> full(std::size_t(n) * n), causal(full.size(), 0.0);
             ref::matmul_nt(full.data(), a.data(), b.data(), static_cast<const double*>(nullptr), n, n, hs, false);
-            ref::matmul_nt_causal(causal.data(), a.data(), b.data(), n, hs);
+            ref::matmul_nt_causal(causal.data(), a.data(), hs, b.data(), hs, n, hs);
             CHECK(test::max_abs_diff(lower_of(causal, n), lower_of(full, n)) < 1e-14);
             std::vector<double> want(std::size_t(n) * hs), got(want.size());
             ref::matmul_nn(want.data(), lower.data(), b.data(), n, hs, n, false);
-            ref::matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, false);
+            ref::matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, hs, false);
             CHECK(test::max_abs_diff(got, want) < 1e-14);
             ref::matmul_tn(want.data(), lower.data(), b.data(), n, hs, n, false);
-            ref::matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, false);
+            ref::matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, hs, false);
             CHECK(test::max_abs_diff(got, want) < 1e-14);
         }
 }
@@ -317,7 +323,7 @@ TEST_CASE("the causal products are bitwise the full products on what causal atte
             const auto lower = random_lower<float>(n, 700 + n);
             std::vector<float> full(std::size_t(n) * n), causal(full.size(), 0.0f);
             matmul_nt(full.data(), a.data(), b.data(), static_cast<const float*>(nullptr), n, n, hs, false);
-            matmul_nt_causal(causal.data(), a.data(), b.data(), n, hs);
+            matmul_nt_causal(causal.data(), a.data(), hs, b.data(), hs, n, hs);
             REQUIRE(same_bits(lower_of(causal, n), lower_of(full, n)));  // same K = hs: every column path agrees
             const bool vector_columns = hs % step == 0;
             for (bool accumulate : {false, true}) {
@@ -325,12 +331,12 @@ TEST_CASE("the causal products are bitwise the full products on what causal atte
                 const auto init = test::random_vector<float>(std::size_t(n) * hs, 800 + n * hs);
                 std::vector<float> want = init, got = init;
                 matmul_nn(want.data(), lower.data(), b.data(), n, hs, n, accumulate);
-                matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, accumulate);
+                matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, hs, accumulate);
                 if (vector_columns) REQUIRE(same_bits(got, want));
                 else REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(n));
                 want = init, got = init;
                 matmul_tn(want.data(), lower.data(), b.data(), n, hs, n, accumulate);
-                matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, accumulate);
+                matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, hs, accumulate);
                 if (vector_columns) REQUIRE(same_bits(got, want));
                 else REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(n));
             }

@@ -41,37 +41,38 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 }
 
 // The products of causal attention, on their lower triangles only (rows t, columns s <= t).
+// The (T,K) and (T,N) operands may be rows of a wider buffer: lda, ldb, ld are their row strides.
 // out (T,T): out[t,s] = Σ_k a[t,k] b[s,k] for s <= t (q kᵀ, dy vᵀ); entries above the diagonal are not written
 template <class S>
-void matmul_nt_causal(S* out, const S* a, const S* b, int T, int K) {
+void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
     for (int t = 0; t < T; ++t)
         for (int s = 0; s <= t; ++s) {
             S sum = S(0);
-            for (int k = 0; k < K; ++k) sum += a[t * K + k] * b[s * K + k];
+            for (int k = 0; k < K; ++k) sum += a[t * lda + k] * b[s * ldb + k];
             out[t * T + s] = sum;
         }
 }
 
 // out (T,N) [+]= a (T,T) · b (T,N) with a taken as zero above the diagonal: out[t] = Σ_{s<=t} a[t,s] b[s] (att v)
 template <class S>
-void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, bool accumulate) {
+void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
     for (int t = 0; t < T; ++t)
         for (int n = 0; n < N; ++n) {
             S sum = S(0);
-            for (int s = 0; s <= t; ++s) sum += a[t * T + s] * b[s * N + n];
-            out[t * N + n] = accumulate ? out[t * N + n] + sum : sum;
+            for (int s = 0; s <= t; ++s) sum += a[t * T + s] * b[s * ld + n];
+            out[t * ld + n] = accumulate ? out[t * ld + n] + sum : sum;
         }
 }
 
 // out (T,N) [+]= a (T,T)ᵀ · b (T,N) with a taken as zero above the diagonal: out[s] = Σ_{t>=s} a[t,s] b[t]
 // (dv += attᵀ dy)
 template <class S>
-void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, bool accumulate) {
+void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
     for (int s = 0; s < T; ++s)
         for (int n = 0; n < N; ++n) {
             S sum = S(0);
-            for (int t = s; t < T; ++t) sum += a[t * T + s] * b[t * N + n];
-            out[s * N + n] = accumulate ? out[s * N + n] + sum : sum;
+            for (int t = s; t < T; ++t) sum += a[t * T + s] * b[t * ld + n];
+            out[s * ld + n] = accumulate ? out[s * ld + n] + sum : sum;
         }
 }
 

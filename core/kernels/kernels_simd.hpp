@@ -198,50 +198,53 @@ constexpr int mm_column_step() {
 #endif
 }
 
-// out (T,T) = a (T,K) · b (T,K)ᵀ on and below the diagonal (q kᵀ, dy vᵀ). Row block m .. m+R-1 computes its
-// columns 0 .. m+R-1, rounded up to mm_column_step (at most T); the rest of its rows, above the diagonal, is not
-// written (the causal softmax rows and their backward overwrite it with zeros, and read only s <= t).
+// out (T,T) = a (T,K) · b (T,K)ᵀ on and below the diagonal (q kᵀ, dy vᵀ); a's and b's rows are lda and ldb apart
+// (>= K: a head's rows inside a (B,T,D) projection). Row block m .. m+R-1 computes its columns 0 .. m+R-1,
+// rounded up to mm_column_step (at most T); the rest of its rows, above the diagonal, is not written (the causal
+// softmax rows and their backward overwrite it with zeros, and read only s <= t).
 template <class S>
-void matmul_nt_causal(S* out, const S* a, const S* b, int T, int K) {
+void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
     constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
     thread_local std::vector<S> packed;  // bᵀ (K,T); grows to the largest head once, then no step allocates
     if (packed.size() < std::size_t(T) * K) packed.resize(std::size_t(T) * K);
     S* bt = packed.data();
     for (int n = 0; n < T; ++n)
-        for (int k = 0; k < K; ++k) bt[std::size_t(k) * T + n] = b[std::size_t(n) * K + k];
+        for (int k = 0; k < K; ++k) bt[std::size_t(k) * T + n] = b[std::size_t(n) * ldb + k];
     const bool in_place = mm_rows_in_place<S>(T);  // as matmul_nt's (T,T) out: the same path per entry
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
         const int cols = std::min(T, (m + rows + G - 1) / G * G);
-        mm_row_block<S, false>(out, a, K, bt, static_cast<const S*>(nullptr), m, rows, cols, T, K, in_place, false);
+        mm_row_block<S, false>(out, a, lda, bt, static_cast<const S*>(nullptr), m, rows, cols, T, K, in_place, false);
     }
 }
 
-// out (T,N) [+]= a (T,T) · b (T,N), a zero above the diagonal (att v, dpre k). Row block m .. m+R-1 sums over
-// s < m+R: a row t's terms for s > t are exact zeros at the end of its sum. a is read only up to column m+R-1.
+// out (T,N) [+]= a (T,T) · b (T,N), a zero above the diagonal (att v, dpre k); the rows of out and b are ld apart
+// (>= N). Row block m .. m+R-1 sums over s < m+R: a row t's terms for s > t are exact zeros at the end of its sum.
+// a is read only up to column m+R-1.
 template <class S>
-void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, bool accumulate) {
+void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
     constexpr int MR = MatmulBlock<S>::MR;
     const bool in_place = mm_rows_in_place<S>(N);
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
-        mm_row_block<S, false>(out, a, T, b, static_cast<const S*>(nullptr), m, rows, N, N, m + rows, in_place,
+        mm_row_block<S, false>(out, a, T, b, static_cast<const S*>(nullptr), m, rows, N, ld, m + rows, in_place,
                                accumulate);
     }
 }
 
-// out (T,N) [+]= a (T,T)ᵀ · b (T,N), a zero above the diagonal (dv += attᵀ dy, dk += dpreᵀ q). Out row s sums
+// out (T,N) [+]= a (T,T)ᵀ · b (T,N), a zero above the diagonal (dv += attᵀ dy, dk += dpreᵀ q); the rows of out and
+// b are ld apart (>= N). Out row s sums
 // a[t,s] b[t] over t >= s: row block s0 .. s0+R-1 starts its sum at t = s0 (the terms before are exact zeros).
 // t is walked in matmul_tn's chunks of TN_CHUNK from t = 0, so every partial sum is the one matmul_tn adds.
 template <class S>
-void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, bool accumulate) {
+void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
     constexpr int MR = MatmulBlock<S>::MR;
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
         for (int k0 = m / TN_CHUNK * TN_CHUNK; k0 < T; k0 += TN_CHUNK) {
             const int kb = std::max(k0, m), ke = std::min(k0 + TN_CHUNK, T);  // this chunk's t, from the block's row
-            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, b + std::size_t(kb) * N, static_cast<const S*>(nullptr),
-                                  m, rows, N, N, ke - kb, false, accumulate || k0 > m);
+            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, b + std::size_t(kb) * ld,
+                                  static_cast<const S*>(nullptr), m, rows, N, ld, ke - kb, false, accumulate || k0 > m);
         }
     }
 }
