@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "attention.hpp"
@@ -109,6 +110,74 @@ TEST_CASE("attention rows sum to 1 and masked (future) entries are exactly 0", "
                 }
                 REQUIRE(row == Approx(1.0).margin(1e-6));
             }
+}
+
+TEST_CASE("attention_backward writes dq, dk and dv: what they held before does not matter", "[attention]") {
+    // the model no longer zeroes qh, kh, vh's gradients: attention_backward must write every element of them,
+    // with grouped (GQA) and single (MQA) key/value heads too, where several query heads reach one slice
+    const int B = 2, H = 4, T = 11, hs = 8;
+    for (int Hkv : {4, 2, 1}) {
+        INFO("Hkv = " << Hkv);
+        const auto q = test::random_vector<float>(B * H * T * hs, 41), k = test::random_vector<float>(B * Hkv * T * hs, 42);
+        const auto v = test::random_vector<float>(B * Hkv * T * hs, 43), dy = test::random_vector<float>(B * H * T * hs, 44);
+        const float scale = 1.0f / std::sqrt(float(hs));
+        std::vector<float> y(q.size()), att(std::size_t(B) * H * T * T), scratch(std::size_t(T) * T);
+        attention_forward(y.data(), att.data(), q.data(), k.data(), v.data(), B, H, Hkv, T, hs, scale);
+        std::vector<float> dq0(q.size(), 0.0f), dk0(k.size(), 0.0f), dv0(v.size(), 0.0f);
+        std::vector<float> dq1(q.size(), 1e30f), dk1(k.size(), -7.0f), dv1(v.size(), NAN);
+        attention_backward(dq0.data(), dk0.data(), dv0.data(), scratch.data(), dy.data(), att.data(), q.data(), k.data(),
+                           v.data(), B, H, Hkv, T, hs, scale);
+        attention_backward(dq1.data(), dk1.data(), dv1.data(), scratch.data(), dy.data(), att.data(), q.data(), k.data(),
+                           v.data(), B, H, Hkv, T, hs, scale);
+        CHECK(dq1 == dq0);
+        CHECK(dk1 == dk0);
+        CHECK(dv1 == dv0);  // NaN != NaN: one element left unwritten fails
+        double dk_sum = 0;
+        for (float x : dk0) dk_sum += std::abs(x);
+        CHECK(dk_sum > 0);  // and the gradients are not all zero
+    }
+}
+
+TEST_CASE("attention on the (B,T,D) rows in place equals attention on split heads, to the bit", "[attention]") {
+    // HeadsAt::tokens reads q, k, v where the projections wrote them (rows D apart) and writes y into (B,T,D):
+    // the same products on the same values as split_heads, attention, merge_heads, so the same bits
+    const int B = 2, H = 4, T = 13, hs = 8, D = H * hs;
+    const auto q = test::random_vector<float>(B * T * D, 51), k = test::random_vector<float>(B * T * D, 52);
+    const auto v = test::random_vector<float>(B * T * D, 53), dy = test::random_vector<float>(B * T * D, 54);
+    const float scale = 1.0f / std::sqrt(float(hs));
+    const std::size_t n = q.size();
+    std::vector<float> att(std::size_t(B) * H * T * T), scratch(std::size_t(T) * T);
+    // split heads
+    std::vector<float> qh(n), kh(n), vh(n), dyh(n), yh(n), y_split(n), dq(n), dk(n), dv(n);
+    split_heads(qh.data(), q.data(), B, T, H, hs, HeadOrder::canonical);
+    split_heads(kh.data(), k.data(), B, T, H, hs, HeadOrder::canonical);
+    split_heads(vh.data(), v.data(), B, T, H, hs, HeadOrder::canonical);
+    split_heads(dyh.data(), dy.data(), B, T, H, hs, HeadOrder::canonical);
+    attention_forward(yh.data(), att.data(), qh.data(), kh.data(), vh.data(), B, H, H, T, hs, scale);
+    merge_heads(y_split.data(), yh.data(), B, T, H, hs, HeadOrder::canonical);
+    attention_backward(dq.data(), dk.data(), dv.data(), scratch.data(), dyh.data(), att.data(), qh.data(), kh.data(),
+                       vh.data(), B, H, H, T, hs, scale);
+    std::vector<float> dq_split(n), dk_split(n), dv_split(n);
+    merge_heads(dq_split.data(), dq.data(), B, T, H, hs, HeadOrder::canonical);  // the (B,T,D) layout again
+    merge_heads(dk_split.data(), dk.data(), B, T, H, hs, HeadOrder::canonical);
+    merge_heads(dv_split.data(), dv.data(), B, T, H, hs, HeadOrder::canonical);
+    // in place
+    std::vector<float> att2(att.size()), y(n), dq2(n, 3.0f), dk2(n, 3.0f), dv2(n, 3.0f);
+    attention_forward(y.data(), att2.data(), q.data(), k.data(), v.data(), B, H, H, T, hs, scale, HeadsAt::tokens);
+    attention_backward(dq2.data(), dk2.data(), dv2.data(), scratch.data(), dy.data(), att2.data(), q.data(), k.data(),
+                       v.data(), B, H, H, T, hs, scale, HeadsAt::tokens);
+    auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    CHECK(same_bits(att2, att));
+    CHECK(same_bits(y, y_split));
+    CHECK(same_bits(dq2, dq_split));
+    CHECK(same_bits(dk2, dk_split));
+    CHECK(same_bits(dv2, dv_split));
+    // grouped key/value heads have narrower k, v rows than q: that layout keeps the copies
+    CHECK_THROWS_WITH(attention_forward(y.data(), att2.data(), q.data(), k.data(), v.data(), B, H, 2, T, hs, scale,
+                                        HeadsAt::tokens),
+                      Catch::Contains("as many key/value heads as heads"));
 }
 
 TEST_CASE("an output never depends on a later input position", "[attention]") {

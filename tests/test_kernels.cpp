@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "kernels.hpp"
@@ -248,4 +249,138 @@ TEST_CASE("xsimd causal softmax rows equal the scalar reference for every tail s
         softmax_causal_row(p64.data(), n, T, 0.25);
         CHECK(test::max_abs_diff(p64, w64) < 1e-15);
     }
+}
+
+namespace {
+// a (T,T) lower-triangular operand as the causal softmax leaves att and dpre: random on and below the diagonal,
+// exact zeros above it
+template <class T>
+std::vector<T> random_lower(int n, std::uint64_t seed) {
+    auto a = test::random_vector<T>(std::size_t(n) * n, seed);
+    for (int t = 0; t < n; ++t)
+        for (int s = t + 1; s < n; ++s) a[std::size_t(t) * n + s] = T(0);
+    return a;
+}
+
+// the lower triangle (s <= t) of a (T,T) row-major matrix
+template <class T>
+std::vector<T> lower_of(const std::vector<T>& m, int n) {
+    std::vector<T> out;
+    for (int t = 0; t < n; ++t)
+        for (int s = 0; s <= t; ++s) out.push_back(m[std::size_t(t) * n + s]);
+    return out;
+}
+
+// the same bits, not only equal values (+0 and -0 compare equal)
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+const std::vector<int> kCausalT = {1, 3, 5, 17, 64, 65};
+const std::vector<int> kCausalHs = {1, 3, 4, 8, 16, 17, 64};
+
+// pad > 0: the (T,hs) operands are the first hs columns of rows hs + pad wide, as a head inside a (B,T,D)
+// projection; the columns between must come out as they went in
+template <class T>
+void check_causal_twins() {
+    for (int n : kCausalT)
+        for (int hs : kCausalHs)
+            for (int pad : {0, 5}) {
+                const int ld = hs + pad;
+                INFO("T=" << n << " hs=" << hs << " row stride=" << ld);
+                const auto a = test::random_vector<T>(std::size_t(n) * ld, 100 + n * hs);  // q (T,hs), rows ld apart
+                const auto b = test::random_vector<T>(std::size_t(n) * ld, 200 + n * hs);  // k (T,hs)
+                const auto lower = random_lower<T>(n, 300 + n);                              // att (T,T)
+                std::vector<T> want(std::size_t(n) * n, T(7)), got = want;
+                ref::matmul_nt_causal(want.data(), a.data(), ld, b.data(), ld, n, hs);
+                matmul_nt_causal(got.data(), a.data(), ld, b.data(), ld, n, hs);
+                REQUIRE(test::max_abs_diff(lower_of(got, n), lower_of(want, n)) <= sum_tolerance<T>(hs));
+                for (int t = 0; t < n; ++t)  // the reference leaves what is above the diagonal alone
+                    for (int s = t + 1; s < n; ++s) REQUIRE(want[std::size_t(t) * n + s] == T(7));
+                for (bool accumulate : {false, true}) {
+                    INFO("accumulate=" << accumulate);
+                    const auto init = test::random_vector<T>(std::size_t(n) * ld, 400 + n * hs);
+                    std::vector<T> w = init, g = init;
+                    ref::matmul_nn_causal(w.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    matmul_nn_causal(g.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));  // the padding included
+                    w = init, g = init;
+                    ref::matmul_tn_causal(w.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    matmul_tn_causal(g.data(), lower.data(), b.data(), n, hs, ld, accumulate);
+                    REQUIRE(test::max_abs_diff(g, w) <= sum_tolerance<T>(n));
+                    for (int t = 0; t < n; ++t)
+                        for (int c = hs; c < ld; ++c) REQUIRE(g[std::size_t(t) * ld + c] == init[std::size_t(t) * ld + c]);
+                }
+            }
+}
+}  // namespace
+
+TEST_CASE("the causal reference products equal the full ones on the lower triangle", "[kernels]") {
+    // independent of the fast kernels: the plain full products with the upper triangle of a set to zero
+    for (int n : {1, 3, 5, 17})
+        for (int hs : {1, 3, 8}) {
+            INFO("T=" << n << " hs=" << hs);
+            const auto a = test::random_vector<double>(std::size_t(n) * hs, 10 + n);
+            const auto b = test::random_vector<double>(std::size_t(n) * hs, 20 + n);
+            const auto lower = random_lower<double>(n, 30 + n);
+            std::vector<double> full(std::size_t(n) * n), causal(full.size(), 0.0);
+            ref::matmul_nt(full.data(), a.data(), b.data(), static_cast<const double*>(nullptr), n, n, hs, false);
+            ref::matmul_nt_causal(causal.data(), a.data(), hs, b.data(), hs, n, hs);
+            CHECK(test::max_abs_diff(lower_of(causal, n), lower_of(full, n)) < 1e-14);
+            std::vector<double> want(std::size_t(n) * hs), got(want.size());
+            ref::matmul_nn(want.data(), lower.data(), b.data(), n, hs, n, false);
+            ref::matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, hs, false);
+            CHECK(test::max_abs_diff(got, want) < 1e-14);
+            ref::matmul_tn(want.data(), lower.data(), b.data(), n, hs, n, false);
+            ref::matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, hs, false);
+            CHECK(test::max_abs_diff(got, want) < 1e-14);
+        }
+}
+
+TEST_CASE("xsimd causal products equal their scalar twins at awkward sizes (float32)", "[kernels]") {
+    check_causal_twins<float>();
+}
+
+TEST_CASE("xsimd causal products equal their scalar twins at awkward sizes (float64)", "[kernels]") {
+    check_causal_twins<double>();
+}
+
+TEST_CASE("the causal products are bitwise the full products on what causal attention reads", "[kernels]") {
+    // the terms they skip are exact zeros, so on finite inputs every entry is the full product's to the bit where
+    // it is summed by the vector kernel (explicit multiply-adds); columns on mm_rows' scalar tail (hs not a multiple
+    // of the narrowest batch) are left to the compiler, which may contract a*b+s differently for another trip
+    // count (g++ -O3 with FMA does): there they agree within the twins' tolerance. T = 130 and 300 cross
+    // matmul_tn's chunks of 128.
+#if defined(MHA_HAVE_SIMD)
+    const int step = simd::mm_column_step<float>();
+#else
+    const int step = 1;
+#endif
+    for (int n : {1, 3, 5, 17, 64, 65, 130, 300})
+        for (int hs : {1, 3, 4, 8, 16, 17, 64}) {
+            INFO("T=" << n << " hs=" << hs);
+            const auto a = test::random_vector<float>(std::size_t(n) * hs, 500 + n * hs);
+            const auto b = test::random_vector<float>(std::size_t(n) * hs, 600 + n * hs);
+            const auto lower = random_lower<float>(n, 700 + n);
+            std::vector<float> full(std::size_t(n) * n), causal(full.size(), 0.0f);
+            matmul_nt(full.data(), a.data(), b.data(), static_cast<const float*>(nullptr), n, n, hs, false);
+            matmul_nt_causal(causal.data(), a.data(), hs, b.data(), hs, n, hs);
+            REQUIRE(same_bits(lower_of(causal, n), lower_of(full, n)));  // same K = hs: every column path agrees
+            const bool vector_columns = hs % step == 0;
+            for (bool accumulate : {false, true}) {
+                INFO("accumulate=" << accumulate << " vector columns=" << vector_columns);
+                const auto init = test::random_vector<float>(std::size_t(n) * hs, 800 + n * hs);
+                std::vector<float> want = init, got = init;
+                matmul_nn(want.data(), lower.data(), b.data(), n, hs, n, accumulate);
+                matmul_nn_causal(got.data(), lower.data(), b.data(), n, hs, hs, accumulate);
+                if (vector_columns) REQUIRE(same_bits(got, want));
+                else REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(n));
+                want = init, got = init;
+                matmul_tn(want.data(), lower.data(), b.data(), n, hs, n, accumulate);
+                matmul_tn_causal(got.data(), lower.data(), b.data(), n, hs, hs, accumulate);
+                if (vector_columns) REQUIRE(same_bits(got, want));
+                else REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(n));
+            }
+        }
 }

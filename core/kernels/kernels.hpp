@@ -28,6 +28,22 @@ inline void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool 
     kern::matmul_tn(out, a, b, M, N, K, accumulate);
 }
 
+// causal attention's products on their lower triangles (see ref::matmul_*_causal): out (T,T) = a (T,K) · b (T,K)ᵀ
+// for s <= t; out (T,N) [+]= a (T,T) · b (T,N) and a (T,T)ᵀ · b (T,N) with a zero above the diagonal. The (T,K)
+// and (T,N) operands' rows are lda, ldb, ld apart (K or N for a packed head, D for a head inside (B,T,D)).
+template <class S>
+inline void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
+    kern::matmul_nt_causal(out, a, lda, b, ldb, T, K);
+}
+template <class S>
+inline void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    kern::matmul_nn_causal(out, a, b, T, N, ld, accumulate);
+}
+template <class S>
+inline void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    kern::matmul_tn_causal(out, a, b, T, N, ld, accumulate);
+}
+
 // out (N) = gelu(inp), tanh form
 template <class T>
 inline void gelu_forward(T* out, const T* inp, int N) {

@@ -50,6 +50,42 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
         }
 }
 
+// The products of causal attention, on their lower triangles only (rows t, columns s <= t).
+// The (T,K) and (T,N) operands may be rows of a wider buffer: lda, ldb, ld are their row strides.
+// out (T,T): out[t,s] = Σ_k a[t,k] b[s,k] for s <= t (q kᵀ, dy vᵀ); entries above the diagonal are not written
+template <class S>
+void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
+    for (int t = 0; t < T; ++t)
+        for (int s = 0; s <= t; ++s) {
+            S sum = S(0);
+            for (int k = 0; k < K; ++k) sum += a[t * lda + k] * b[s * ldb + k];
+            out[t * T + s] = sum;
+        }
+}
+
+// out (T,N) [+]= a (T,T) · b (T,N) with a taken as zero above the diagonal: out[t] = Σ_{s<=t} a[t,s] b[s] (att v)
+template <class S>
+void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    for (int t = 0; t < T; ++t)
+        for (int n = 0; n < N; ++n) {
+            S sum = S(0);
+            for (int s = 0; s <= t; ++s) sum += a[t * T + s] * b[s * ld + n];
+            out[t * ld + n] = accumulate ? out[t * ld + n] + sum : sum;
+        }
+}
+
+// out (T,N) [+]= a (T,T)ᵀ · b (T,N) with a taken as zero above the diagonal: out[s] = Σ_{t>=s} a[t,s] b[t]
+// (dv += attᵀ dy)
+template <class S>
+void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    for (int s = 0; s < T; ++s)
+        for (int n = 0; n < N; ++n) {
+            S sum = S(0);
+            for (int t = s; t < T; ++t) sum += a[t * T + s] * b[t * ld + n];
+            out[s * ld + n] = accumulate ? out[s * ld + n] + sum : sum;
+        }
+}
+
 // GELU, tanh form (https://pytorch.org/docs/stable/generated/torch.nn.GELU.html, approximate='tanh'):
 // out (N) = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
 template <class T>

@@ -68,16 +68,19 @@ inline void mm_block(T* out_rows, const T* strip, int lds, const T* b, const T* 
         }
 }
 
-// R rows of out from their strip: full column blocks, one narrower block for a leftover batch, scalar columns last
+// R rows of out from their strip, columns 0 .. N-1: full column blocks, one narrower block for a leftover batch,
+// scalar columns last. ld (>= N) is the row stride of both out and b: the causal products compute a left part of
+// each row block of a (T,T) out, whose rows stay T apart.
 template <class T, int R, bool ROWS = false>
-inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int K, bool accumulate) {
+inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int ld, int K,
+                    bool accumulate) {
     constexpr int W = static_cast<int>(xsimd::batch<T>::size);
     constexpr int NB = MatmulBlock<T>::NB;
     static_assert(NB == 2, "the tail below handles one leftover batch");
     int n = 0;
-    for (; n + NB * W <= N; n += NB * W) mm_block<T, R, NB, ROWS>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+    for (; n + NB * W <= N; n += NB * W) mm_block<T, R, NB, ROWS>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
     if (n + W <= N) {
-        mm_block<T, R, 1, ROWS>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+        mm_block<T, R, 1, ROWS>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
         n += W;
     }
 #if defined(__AVX512F__)
@@ -85,7 +88,7 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* b
     // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
     constexpr int HW = static_cast<int>(xsimd::batch<T, xsimd::avx2>::size);
     if (n + HW <= N) {
-        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, strip, lds, b, bias, n, N, K, accumulate);
+        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
         n += HW;
     }
 #endif
@@ -93,20 +96,26 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* b
         for (int r = 0; r < R; ++r) {
             T s = bias ? bias[n] : T(0);
             for (int k = 0; k < K; ++k)
-                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b[std::size_t(k) * N + n];
-            T& o = out_rows[std::size_t(r) * N + n];
+                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b[std::size_t(k) * ld + n];
+            T& o = out_rows[std::size_t(r) * ld + n];
             o = accumulate ? o + s : s;
         }
 }
 
-// rows m .. m+rows-1 (rows < MR, the leftover) in one block of that height
+// rows m .. m+rows-1 (rows <= R) in one block of that height
 template <class T, int R, bool ROWS>
-inline void mm_tail_rows(int rows, T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int K,
-                         bool accumulate) {
+inline void mm_tail_rows(int rows, T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int ld,
+                         int K, bool accumulate) {
     if constexpr (R > 0) {
-        if (rows == R) return mm_rows<T, R, ROWS>(out_rows, strip, lds, b, bias, N, K, accumulate);
-        mm_tail_rows<T, R - 1, ROWS>(rows, out_rows, strip, lds, b, bias, N, K, accumulate);
+        if (rows == R) return mm_rows<T, R, ROWS>(out_rows, strip, lds, b, bias, N, ld, K, accumulate);
+        mm_tail_rows<T, R - 1, ROWS>(rows, out_rows, strip, lds, b, bias, N, ld, K, accumulate);
     }
+}
+
+// whether matmul_blocked reads A's rows in place (ROWS) for an out N columns wide, or copies strips (see below)
+template <class T>
+constexpr bool mm_rows_in_place(int N) {
+    return N < 4 * MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
 }
 
 // rows r < R of a (read a[r*lda + k]) -> strip s[k*R + r], k < K: the transposed copy matmul_blocked's kernel reads.
@@ -135,6 +144,33 @@ inline void copy_strip(T* s, const T* a, int lda, int K) {
         for (int kk = k; kk < K; ++kk) s[std::size_t(kk) * R + r] = a[std::size_t(r) * lda + kk];
 }
 
+// One row block of matmul_blocked: out rows m .. m+rows-1 (rows <= MR; out and b have row stride ld), columns
+// 0 .. N-1, summed over k = 0 .. K-1. ATRANS reads its strip in place; otherwise A's rows are read in place
+// (in_place) or first copied to a (K,rows) strip.
+template <class T, bool ATRANS>
+inline void mm_row_block(T* out, const T* a, int lda, const T* b, const T* bias, int m, int rows, int N, int ld, int K,
+                         bool in_place, bool accumulate) {
+    constexpr int MR = MatmulBlock<T>::MR;
+    T* out_rows = out + std::size_t(m) * ld;
+    if constexpr (ATRANS) {
+        mm_tail_rows<T, MR, false>(rows, out_rows, a + m, lda, b, bias, N, ld, K, accumulate);
+    } else if (in_place) {
+        mm_tail_rows<T, MR, true>(rows, out_rows, a + std::size_t(m) * lda, lda, b, bias, N, ld, K, accumulate);
+    } else {
+        thread_local std::vector<T> strip_buf;  // grows once to the largest K, then no step allocates
+        if (strip_buf.size() < std::size_t(K) * MR) strip_buf.resize(std::size_t(K) * MR);
+        T* strip = strip_buf.data();
+        const T* rows_at = a + std::size_t(m) * lda;
+        if (rows == MR) {
+            copy_strip<T, MR>(strip, rows_at, lda, K);
+        } else {
+            for (int r = 0; r < rows; ++r)
+                for (int k = 0; k < K; ++k) strip[std::size_t(k) * rows + r] = rows_at[std::size_t(r) * lda + k];
+        }
+        mm_tail_rows<T, MR, false>(rows, out_rows, strip, rows, b, bias, N, ld, K, accumulate);
+    }
+}
+
 // out (M,N) [+]= A · b (K,N) [+ bias (N)]. A is a (M,K) read a[m*lda + k], or with ATRANS the transpose of a
 // (K,M) read a[k*lda + m]. ATRANS reads its strips in place; otherwise, when out has four column blocks or more,
 // each MR rows of a are first copied to a (K,MR) strip (MR·K copies against MR·N·K multiply-adds), so the inner
@@ -143,42 +179,9 @@ inline void copy_strip(T* s, const T* a, int lda, int K) {
 template <class T, bool ATRANS>
 void matmul_blocked(T* out, const T* a, int lda, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
     constexpr int MR = MatmulBlock<T>::MR;
-    constexpr int W = static_cast<int>(xsimd::batch<T>::size);
-    if (!ATRANS && N < 4 * MatmulBlock<T>::NB * W) {
-        int m = 0;
-        for (; m + MR <= M; m += MR)
-            mm_rows<T, MR, true>(out + std::size_t(m) * N, a + std::size_t(m) * lda, lda, b, bias, N, K, accumulate);
-        mm_tail_rows<T, MR - 1, true>(M - m, out + std::size_t(m) * N, a + std::size_t(m) * lda, lda, b, bias, N, K,
-                                      accumulate);
-        return;
-    }
-    thread_local std::vector<T> strip_buf;  // grows once to the largest K, then no step allocates
-    if (!ATRANS && strip_buf.size() < std::size_t(K) * MR) strip_buf.resize(std::size_t(K) * MR);
-    auto strip_at = [&](int m, int rows, int& lds) -> const T* {
-        if (ATRANS) {
-            lds = lda;
-            return a + m;
-        }
-        T* s = strip_buf.data();
-        const T* rows_at = a + std::size_t(m) * lda;
-        if (rows == MR) {
-            copy_strip<T, MR>(s, rows_at, lda, K);
-        } else {
-            for (int r = 0; r < rows; ++r)
-                for (int k = 0; k < K; ++k) s[std::size_t(k) * rows + r] = rows_at[std::size_t(r) * lda + k];
-        }
-        lds = rows;
-        return s;
-    };
-    int m = 0, lds = 0;
-    for (; m + MR <= M; m += MR) {
-        const T* strip = strip_at(m, MR, lds);
-        mm_rows<T, MR>(out + std::size_t(m) * N, strip, lds, b, bias, N, K, accumulate);
-    }
-    if (m < M) {
-        const T* strip = strip_at(m, M - m, lds);
-        mm_tail_rows<T, MR - 1, false>(M - m, out + std::size_t(m) * N, strip, lds, b, bias, N, K, accumulate);
-    }
+    const bool in_place = mm_rows_in_place<T>(N);
+    for (int m = 0; m < M; m += MR)
+        mm_row_block<T, ATRANS>(out, a, lda, b, bias, m, std::min(MR, M - m), N, N, K, in_place, accumulate);
 }
 
 // out (M,N) [+]= a (M,K) · b (K,N)
@@ -193,9 +196,9 @@ void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 // from further away. Measured on tiny-char's 256×64×1024 (best of 40, /tmp driver, 2026-11-23): wasm in node 34
 // -> 49-50 GFLOP/s, of a 55-57 ceiling; AVX-512 184 -> 205; chunks of 64 and 256 gave less. The sums are taken in
 // another order than one pass (chunk by chunk), within the twins' tolerance for two orders.
+constexpr int TN_CHUNK = 128;
 template <class T>
 void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    constexpr int TN_CHUNK = 128;
     if (K == 0) {  // a sum of nothing; a and b may be null then, and no pointer is offset from them
         if (!accumulate) std::fill(out, out + std::size_t(M) * N, T(0));
         return;
@@ -203,6 +206,77 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
     for (int k0 = 0; k0 < K; k0 += TN_CHUNK)
         matmul_blocked<T, true>(out, a + std::size_t(k0) * M, M, b + std::size_t(k0) * N, static_cast<const T*>(nullptr),
                                 M, N, std::min(TN_CHUNK, K - k0), accumulate || k0 > 0);
+}
+
+// ---------------------------------------------------------------- causal attention products, twins of ref::*_causal
+// Per (b,h) a causal attention head forms three (T,T)·(T,hs) products with a lower-triangular (T,T) side (att, or
+// dpre: zero above the diagonal, as the causal softmax rows and their backward write them) and two (T,T) score
+// products of which only the lower triangle is read. These drivers do only the causal part, at the granularity of
+// the register block, with matmul_blocked's row blocks. What they skip are exact zeros (x·0 added to a sum changes
+// nothing, a sum starting at +0 stays +0), so for finite inputs each entry they compute is bitwise the entry of the
+// full product where the vector kernel sums it (the same multiply-adds in the same order). Columns on mm_rows'
+// scalar tail (a head size that is not a multiple of the narrowest batch) are left to the compiler's contraction
+// of a*b+s, which g++ -O3 with FMA may choose differently for another trip count: within the twins' tolerance.
+
+// the narrowest column block mm_rows runs as vectors: a causal row block's columns are rounded up to it
+template <class S>
+constexpr int mm_column_step() {
+#if defined(__AVX512F__)
+    return static_cast<int>(xsimd::batch<S, xsimd::avx2>::size);  // mm_rows' half batch
+#else
+    return static_cast<int>(xsimd::batch<S>::size);
+#endif
+}
+
+// out (T,T) = a (T,K) · b (T,K)ᵀ on and below the diagonal (q kᵀ, dy vᵀ); a's and b's rows are lda and ldb apart
+// (>= K: a head's rows inside a (B,T,D) projection). Row block m .. m+R-1 computes its columns 0 .. m+R-1,
+// rounded up to mm_column_step (at most T); the rest of its rows, above the diagonal, is not written (the causal
+// softmax rows and their backward overwrite it with zeros, and read only s <= t).
+template <class S>
+void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
+    constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
+    thread_local std::vector<S> packed;  // bᵀ (K,T); grows to the largest head once, then no step allocates
+    if (packed.size() < std::size_t(T) * K) packed.resize(std::size_t(T) * K);
+    S* bt = packed.data();
+    for (int n = 0; n < T; ++n)
+        for (int k = 0; k < K; ++k) bt[std::size_t(k) * T + n] = b[std::size_t(n) * ldb + k];
+    const bool in_place = mm_rows_in_place<S>(T);  // as matmul_nt's (T,T) out: the same path per entry
+    for (int m = 0; m < T; m += MR) {
+        const int rows = std::min(MR, T - m);
+        const int cols = std::min(T, (m + rows + G - 1) / G * G);
+        mm_row_block<S, false>(out, a, lda, bt, static_cast<const S*>(nullptr), m, rows, cols, T, K, in_place, false);
+    }
+}
+
+// out (T,N) [+]= a (T,T) · b (T,N), a zero above the diagonal (att v, dpre k); the rows of out and b are ld apart
+// (>= N). Row block m .. m+R-1 sums over s < m+R: a row t's terms for s > t are exact zeros at the end of its sum.
+// a is read only up to column m+R-1.
+template <class S>
+void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    constexpr int MR = MatmulBlock<S>::MR;
+    const bool in_place = mm_rows_in_place<S>(N);
+    for (int m = 0; m < T; m += MR) {
+        const int rows = std::min(MR, T - m);
+        mm_row_block<S, false>(out, a, T, b, static_cast<const S*>(nullptr), m, rows, N, ld, m + rows, in_place,
+                               accumulate);
+    }
+}
+
+// out (T,N) [+]= a (T,T)ᵀ · b (T,N), a zero above the diagonal (dv += attᵀ dy, dk += dpreᵀ q); the rows of out and
+// b are ld apart (>= N). Out row s sums
+// a[t,s] b[t] over t >= s: row block s0 .. s0+R-1 starts its sum at t = s0 (the terms before are exact zeros).
+// t is walked in matmul_tn's chunks of TN_CHUNK from t = 0, so every partial sum is the one matmul_tn adds.
+template <class S>
+void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool accumulate) {
+    constexpr int MR = MatmulBlock<S>::MR;
+    for (int m = 0; m < T; m += MR) {
+        const int rows = std::min(MR, T - m);
+        for (int k0 = m / TN_CHUNK * TN_CHUNK; k0 < T; k0 += TN_CHUNK) {
+            const int kb = std::max(k0, m), ke = std::min(k0 + TN_CHUNK, T);  // this chunk's t, from the block's row
+            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, b + std::size_t(kb) * ld,
+                                  static_cast<const S*>(nullptr), m, rows, N, ld, ke - kb, false, accumulate || k0 > m);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*

@@ -153,60 +153,80 @@ void broadcast_heads_backward(S* din, const S* dout, int B, int H, int T, int hs
 }
 
 // ---------------------------------------------------------------- scores, mask, softmax, mix
-// q (B,H,T,hs), k and v (B,Hkv,T,hs) -> att (B,H,T,T), y (B,H,T,hs).
+// Where the heads' (T,hs) rows are in q, k, v, y and their gradients:
+//   HeadsAt::heads   (B,H,T,hs), as split_heads writes them: head (b,h) from ((b*H + h)*T)*hs, rows hs apart
+//   HeadsAt::tokens  (B,T,D), the projections themselves in the canonical view(B,T,H,hs): head (b,h) from
+//                    (b*T*H)*hs + h*hs, rows D = H*hs apart; no split or merge copy. Needs Hkv = H (one row
+//                    stride for q, k, v and y).
+enum class HeadsAt { heads, tokens };
+
+inline std::size_t head_offset(HeadsAt at, int b, int h, int n_heads, int T, int hs) {
+    return at == HeadsAt::tokens ? std::size_t(b) * T * n_heads * hs + std::size_t(h) * hs
+                                 : (std::size_t(b) * n_heads + h) * T * hs;
+}
+
+// q (B,H,T,hs), k and v (B,Hkv,T,hs) -> att (B,H,T,T), y (B,H,T,hs); or all four (B,T,·) with HeadsAt::tokens.
 //   att[t,s] = softmax_s(q_t · k_s * scale) over s <= t, and exactly 0 for s > t (the causal mask)
 //   y_t = Σ_s att[t,s] v_s
 // Query head h reads key/value head h / (H/Hkv): Hkv = H is multi-head, 1 < Hkv < H grouped-query (GQA),
-// Hkv = 1 multi-query (MQA). Per (b,h) the work is two small matmuls on the SIMD kernels; the masked upper
-// triangle of q kᵀ is computed and then overwritten, which costs less than T short scalar dot products.
+// Hkv = 1 multi-query (MQA). Per (b,h) the work is two small matmuls on the SIMD kernels, each done only on its
+// causal part (kernels.hpp matmul_*_causal): q kᵀ below the diagonal (the softmax rows write the masked zeros),
+// att v over s <= t. What they skip are exact zeros: the results are bitwise those of the full products.
 template <class S>
 void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, int H, int Hkv, int T, int hs,
-                       S scale) {
-    const int group = H / Hkv;
+                       S scale, HeadsAt at = HeadsAt::heads) {
+    MHA_CHECK(at == HeadsAt::heads || Hkv == H, "attention on (B,T,D) rows needs as many key/value heads as heads");
+    const int group = H / Hkv, ld = at == HeadsAt::tokens ? H * hs : hs;  // ld: row stride of q, k, v, y
     ProfileLap lap;  // per head: q kT, softmax + mask, att v (profile.hpp)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
-            const S* q_bh = q + (b * H + h) * T * hs;
-            const S* k_bh = k + (b * Hkv + h / group) * T * hs;
-            const S* v_bh = v + (b * Hkv + h / group) * T * hs;
+            const S* q_bh = q + head_offset(at, b, h, H, T, hs);
+            const S* k_bh = k + head_offset(at, b, h / group, Hkv, T, hs);
+            const S* v_bh = v + head_offset(at, b, h / group, Hkv, T, hs);
             S* att_bh = att + (b * H + h) * T * T;
             lap("q kT");
-            matmul_nt(att_bh, q_bh, k_bh, static_cast<const S*>(nullptr), T, T, hs, false);  // (T,T) = q kᵀ
+            matmul_nt_causal(att_bh, q_bh, ld, k_bh, ld, T, hs);  // (T,T) = q kᵀ on s <= t
             lap("softmax+mask");
             for (int t = 0; t < T; ++t) softmax_causal_row(att_bh + t * T, t + 1, T, scale);  // and the causal mask
             lap("att v");
-            matmul_nn(y + (b * H + h) * T * hs, att_bh, v_bh, T, hs, T, false);  // (T,hs) = att v
+            matmul_nn_causal(y + head_offset(at, b, h, H, T, hs), att_bh, v_bh, T, hs, ld, false);  // (T,hs) = att v
         }
 }
 
-// gradients of attention_forward, accumulated into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs).
-// scratch (T,T) holds one head's d(att) at a time.
+// gradients of attention_forward, written into dq (B,H,T,hs), dk and dv (B,Hkv,T,hs) (or (B,T,·) with
+// HeadsAt::tokens, as forward): this is their only writer, so it writes them first instead of adding onto zeros
+// (with GQA/MQA the first query head of a group writes its key/value head's slices, the others of the group add),
+// and they need no zeroing.
+// scratch (T,T) holds one head's d(att) at a time. As forward, each product does only its causal part: datt on
+// s <= t (the softmax backward reads no more, and zeroes the rest), the others with att and dpre zero above the
+// diagonal.
 template <class S>
 void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* att, const S* q, const S* k,
-                        const S* v, int B, int H, int Hkv, int T, int hs, S scale) {
-    const int group = H / Hkv;
+                        const S* v, int B, int H, int Hkv, int T, int hs, S scale, HeadsAt at = HeadsAt::heads) {
+    MHA_CHECK(at == HeadsAt::heads || Hkv == H, "attention on (B,T,D) rows needs as many key/value heads as heads");
+    const int group = H / Hkv, ld = at == HeadsAt::tokens ? H * hs : hs;
     S* datt = scratch;
     ProfileLap lap;  // per head: each matmul of the backward and the softmax backward (profile.hpp)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
-            const int kv = b * Hkv + h / group;
+            const std::size_t qh = head_offset(at, b, h, H, T, hs), kv = head_offset(at, b, h / group, Hkv, T, hs);
             const S* att_bh = att + (b * H + h) * T * T;
-            const S* dy_bh = dy + (b * H + h) * T * hs;
-            const S* q_bh = q + (b * H + h) * T * hs;
-            // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy
+            const S* dy_bh = dy + qh;
+            const S* q_bh = q + qh;
+            // forward was: y = att v; so datt = dy vᵀ and dv += attᵀ dy (the group's first head: dv = attᵀ dy)
             lap("datt = dy vT");
-            matmul_nt(datt, dy_bh, v + kv * T * hs, static_cast<const S*>(nullptr), T, T, hs, false);
+            matmul_nt_causal(datt, dy_bh, ld, v + kv, ld, T, hs);
             lap("dv += attT dy");
-            matmul_tn(dv + kv * T * hs, att_bh, dy_bh, T, hs, T, true);
+            matmul_tn_causal(dv + kv, att_bh, dy_bh, T, hs, ld, h % group != 0);
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             lap("softmax+mask backward");
             for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
-            // forward was: pre = scale q kᵀ; so dq += dpre k and dk += dpreᵀ q
+            // forward was: pre = scale q kᵀ; so dq = dpre k and dk += dpreᵀ q
             lap("dq += dpre k");
-            matmul_nn(dq + (b * H + h) * T * hs, datt, k + kv * T * hs, T, hs, T, true);
+            matmul_nn_causal(dq + qh, datt, k + kv, T, hs, ld, false);
             lap("dk += dpreT q");
-            matmul_tn(dk + kv * T * hs, datt, q_bh, T, hs, T, true);
+            matmul_tn_causal(dk + kv, datt, q_bh, T, hs, ld, h % group != 0);
         }
 }
 

@@ -105,12 +105,27 @@ bool Gpt<S>::head_enabled(int layer, int head) const {
     return head_enabled_[std::size_t(layer) * cfg_.n_heads + head] != 0;
 }
 
-// zeroes the (T,hs) slices of y (B,H,T,hs) that belong to disabled heads of layer
+// zeroes the (T,hs) slices of y (B,H,T,hs), or (B,T,D) with HeadsAt::tokens, that belong to disabled heads of layer
 template <class S>
-static void zero_disabled_heads(S* y, const unsigned char* enabled, int B, int H, int T, int hs) {
+static void zero_disabled_heads(S* y, const unsigned char* enabled, int B, int H, int T, int hs, HeadsAt at) {
+    const int ld = at == HeadsAt::tokens ? H * hs : hs;  // a head's rows are ld apart
     for (int h = 0; h < H; ++h)
         if (!enabled[h])
-            for (int b = 0; b < B; ++b) std::fill(y + (b * H + h) * T * hs, y + (b * H + h + 1) * T * hs, S(0));
+            for (int b = 0; b < B; ++b)
+                for (int t = 0; t < T; ++t) {
+                    S* y_bht = y + head_offset(at, b, h, H, T, hs) + std::size_t(t) * ld;
+                    std::fill(y_bht, y_bht + hs, S(0));
+                }
+}
+
+// Where attention finds the heads: in the (B,T,D) projections themselves (HeadsAt::tokens) when the split is the
+// canonical view(B,T,H,hs) of one fused projection per role with H key/value heads, so no split or merge copy is
+// needed; the variants that change the split or the projections, and GQA/MQA, keep the (B,H,T,hs) copies.
+static HeadsAt heads_at(const ModelConfig& c) {
+    const VariantTraits v = c.traits();
+    const bool in_place = v.order == HeadOrder::canonical && !v.flat_split && !v.flat_merge && !v.per_head_proj &&
+                          !v.split_input && !v.shared_qkv && c.kv_heads() == c.n_heads;
+    return in_place ? HeadsAt::tokens : HeadsAt::heads;
 }
 
 template <class S>
@@ -278,7 +293,7 @@ void Gpt<S>::project_heads_forward(const BlockParams& w, BlockActs& b, int B, in
             linear_forward(tmp[r], b.ln1, W[r], bias[r], BT, D, width);
             if (var.flat_split)
                 reinterpret_forward(heads[r], tmp[r], std::size_t(BT) * width);  // view(B,H,T,hs): the bug
-            else
+            else if (heads_at(cfg_) == HeadsAt::heads)  // else attention reads its heads from tmp[r] in place
                 split_heads(heads[r], tmp[r], B, T, n_heads, hs, var.order);
         }
     }
@@ -316,7 +331,7 @@ void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const
             const int n_heads = r == 0 ? H : Hkv, width = r == 0 ? D : Dkv;
             if (var.flat_split)
                 reinterpret_backward(dtmp[r], dheads[r], std::size_t(BT) * width);
-            else
+            else if (heads_at(cfg_) == HeadsAt::heads)  // else attention_backward wrote dtmp[r] itself
                 split_heads_backward(dtmp[r], dheads[r], B, T, n_heads, hs, var.order);
             linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, width);
         }
@@ -330,7 +345,7 @@ void Gpt<S>::combine_heads_forward(const BlockParams& w, BlockActs& b, int B, in
     const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
     if (var.flat_merge)
         reinterpret_forward(b.atty, b.yh, std::size_t(BT) * D);  // view(B,T,D) without transpose(1,2): the bug
-    else
+    else if (heads_at(cfg_) == HeadsAt::heads)  // else attention wrote atty itself
         merge_heads(b.atty, b.yh, B, T, H, hs, var.order);
     if (var.has_wo) linear_forward(b.attproj, b.atty, w.ow, w.ob, BT, D, D);
     else std::copy(b.atty, b.atty + std::size_t(BT) * D, b.attproj);
@@ -345,7 +360,7 @@ void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const
     else reinterpret_backward(db.atty, db.attproj, std::size_t(BT) * D);
     if (var.flat_merge)
         reinterpret_backward(db.yh, db.atty, std::size_t(BT) * D);
-    else
+    else if (heads_at(cfg_) == HeadsAt::heads)  // else attention_backward reads db.atty itself
         merge_heads_backward(db.yh, db.atty, B, T, H, hs, var.order);
 }
 
@@ -386,6 +401,8 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     else std::fill(targets_.begin(), targets_.begin() + BT, -1);
 
     const S scale = attention_scale();
+    const HeadsAt at = heads_at(cfg_);
+    const bool in_place = at == HeadsAt::tokens;  // the heads are read from q, k, v and written to atty
     Acts& a = acts_;
     ProfileLap lap("embedding");  // one lap per op kind: profile.hpp
     encoder_forward(a.encoded, idx, p_.wte, p_.wpe, B, T, D);
@@ -398,9 +415,11 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
         lap("qkv");
         project_heads_forward(w, b, B, T);
         lap("attention");
-        attention_forward(b.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        S* y = in_place ? b.atty : b.yh;
+        attention_forward(y, b.att, in_place ? b.q : b.qh, in_place ? b.k : b.kh, in_place ? b.v : b.vh, B, H, Hkv,
+                          T, hs, scale, at);
         lap("zeroing, copies");
-        zero_disabled_heads(b.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);
+        zero_disabled_heads(y, &head_enabled_[std::size_t(l) * H], B, H, T, hs, at);
         lap("out-proj");
         combine_heads_forward(w, b, B, T);
         lap("residual");
@@ -430,9 +449,9 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 // ---------------------------------------------------------------- backward
 // Zeroes the activation gradients that backward accumulates into. Left alone: the att slot (B,H,T,T), which
 // attention_backward uses as scratch and overwrites, the mean/rstd/probs/losses slots, which have no gradient,
-// and the gradients whose first writer writes (Dinp::write in backward): logits, lnf, the residual stream
-// (encoded, res1, res2, attproj, fcproj: one buffer), fch_gelu, fch and ln2. At H = 8 the att slot is the
-// largest buffer of all.
+// and the gradients whose first writer writes: qh, kh and vh, or q, k and v when the heads are read in place
+// (attention_backward), and logits, lnf, the residual stream (encoded, res1, res2, attproj, fcproj: one buffer),
+// fch_gelu, fch and ln2 (Dinp::write in backward). At H = 8 the att slot is the largest buffer of all.
 template <class S>
 void Gpt<S>::zero_activation_grads(int B, int T) {
     const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model;
@@ -441,10 +460,11 @@ void Gpt<S>::zero_activation_grads(int B, int T) {
         if (p) std::fill(p, p + n, S(0));
     };
     Acts& d = dacts_;
+    const bool heads_in_place = heads_at(cfg_) == HeadsAt::tokens;
     for (BlockActs& b : d.blocks) {
-        zero(b.ln1, BT * D), zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
-        zero(b.qh, BT * D), zero(b.kh, BT * Dkv), zero(b.vh, BT * Dkv);
-        zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.xh, BT * D);
+        zero(b.ln1, BT * D), zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.xh, BT * D);
+        if (!heads_in_place)  // else attention_backward writes q, k, v first, as it writes qh, kh, vh otherwise
+            zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
     }
 }
 
@@ -459,6 +479,8 @@ void Gpt<S>::backward() {
     const int B = B_, T = T_, V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
     const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
     const S scale = attention_scale();
+    const HeadsAt at = heads_at(cfg_);
+    const bool in_place = at == HeadsAt::tokens;  // as forward: no split or merge copies
     const Acts& a = acts_;
     Acts& d = dacts_;
     ProfileLap lap("zeroing, copies");  // one lap per op kind: profile.hpp
@@ -498,10 +520,14 @@ void Gpt<S>::backward() {
         lap("out-proj");  // dout = dattproj = dres1
         combine_heads_backward(w, gw, b, db, B, T);
         lap("zeroing, copies");
-        zero_disabled_heads(db.yh, &head_enabled_[std::size_t(l) * H], B, H, T, hs);  // forward was: y_h = 0
+        S* dy = in_place ? db.atty : db.yh;
+        zero_disabled_heads(dy, &head_enabled_[std::size_t(l) * H], B, H, T, hs, at);  // forward was: y_h = 0
         // db.att, the unused gradient slot of att (B,H,T,T), serves as the (T,T) scratch of attention_backward
         lap("attention");
-        attention_backward(db.qh, db.kh, db.vh, db.att, db.yh, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
+        if (in_place)
+            attention_backward(db.q, db.k, db.v, db.att, dy, b.att, b.q, b.k, b.v, B, H, Hkv, T, hs, scale, at);
+        else
+            attention_backward(db.qh, db.kh, db.vh, db.att, dy, b.att, b.qh, b.kh, b.vh, B, H, Hkv, T, hs, scale);
         lap("qkv");
         project_heads_backward(w, gw, b, db, B, T);
         lap("layernorm");  // dres1 -> dx, the gradient of this block's input
