@@ -36,8 +36,11 @@ template <class A, class B>
 double max_abs_diff(const A& a, const B& b) {
     double m = 0;
     auto ia = std::begin(a);
-    for (auto ib = std::begin(b); ib != std::end(b); ++ia, ++ib)
-        m = std::max(m, std::abs(static_cast<double>(*ia) - static_cast<double>(*ib)));
+    for (auto ib = std::begin(b); ib != std::end(b); ++ia, ++ib) {
+        const double d = std::abs(static_cast<double>(*ia) - static_cast<double>(*ib));
+        if (std::isnan(d)) return INFINITY;  // std::max would drop a NaN: a NaN on either side is no agreement
+        m = std::max(m, d);
+    }
     return m;
 }
 
