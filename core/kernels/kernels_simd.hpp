@@ -446,15 +446,23 @@ S exp_shift_sum(S* x, int n, S shift) {
 // ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
 // The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
 // the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
+// The forward row runs its last, partly live batch whole: lanes at s >= n (the masked future, inside the row of
+// T) are set to -inf, whose exp is exactly the 0 they must end with. Rows are short (t + 1 live entries), and the
+// scalar tail with libm's exp it replaces cost about a quarter of the forward softmax in wasm. Only where that
+// batch would pass the row's end T is the rest scalar.
 template <class S>
 void softmax_causal_row(S* x, int n, int T, S scale) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    const int n_vec = n - n % W;
-    const batch sc(scale);
+    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    static_assert(W <= 16, "lane_index covers the batch");
+    int n_vec = (n + W - 1) / W * W;  // whole batches, the last one partly live
+    if (n_vec > T) n_vec = n - n % W;
+    const batch sc(scale), minus_inf(-INFINITY), lanes_at = batch::load_aligned(lane_index);
     batch mx(-INFINITY);
     for (int s = 0; s < n_vec; s += W) {
-        const batch v = batch::load_unaligned(x + s) * sc;
+        batch v = batch::load_unaligned(x + s) * sc;
+        if (s + W > n) v = xsimd::select(lanes_at < batch(S(n - s)), v, minus_inf);
         v.store_unaligned(x + s);
         mx = xsimd::max(mx, v);
     }
@@ -466,11 +474,11 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
         x[s] *= scale;
         if (x[s] > maxval) maxval = x[s];
     }
-    const S inv = S(1) / exp_shift_sum(x, n, maxval);
+    const S inv = S(1) / exp_shift_sum(x, std::max(n, n_vec), maxval);
     const batch iv(inv);
     for (int s = 0; s < n_vec; s += W) (batch::load_unaligned(x + s) * iv).store_unaligned(x + s);
     for (int s = n_vec; s < n; ++s) x[s] *= inv;
-    std::fill(x + n, x + T, S(0));
+    std::fill(x + std::max(n, n_vec), x + T, S(0));
 }
 
 template <class S>
