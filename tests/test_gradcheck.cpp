@@ -138,52 +138,37 @@ TEST_CASE("gradcheck: head split and merge, both orders", "[gradcheck]") {
     }
 }
 
+namespace {
+// dq, dk, dv of attention_backward against finite differences of <attention_forward(q, k, v), r>
+void check_attention_gradients(int B, int H, int Hkv, int T, int hs, std::uint64_t seed) {
+    Vec q = random_vector<double>(B * H * T * hs, seed), k = random_vector<double>(B * Hkv * T * hs, seed + 1),
+        v = random_vector<double>(B * Hkv * T * hs, seed + 2);
+    const Vec r = random_vector<double>(B * H * T * hs, seed + 3);
+    Vec y(B * H * T * hs), att(B * H * T * T);
+    const double scale = 1.0 / std::sqrt(double(hs));
+    auto loss = [&] {
+        attention_forward(y.data(), att.data(), q.data(), k.data(), v.data(), B, H, Hkv, T, hs, scale);
+        return dot(y, r);
+    };
+    loss();
+    Vec dq(q.size(), 0), dk(k.size(), 0), dv(v.size(), 0), scratch(T * T);
+    attention_backward(dq.data(), dk.data(), dv.data(), scratch.data(), r.data(), att.data(), q.data(), k.data(),
+                       v.data(), B, H, Hkv, T, hs, scale);
+    INFO("B = " << B << " H = " << H << " Hkv = " << Hkv << " T = " << T << " hs = " << hs);
+    require_clean(check_gradient(loss, q.data(), dq.data(), q.size(), "dq"));
+    require_clean(check_gradient(loss, k.data(), dk.data(), k.size(), "dk"));
+    require_clean(check_gradient(loss, v.data(), dv.data(), v.size(), "dv"));
+}
+}  // namespace
+
 TEST_CASE("gradcheck: causal attention with H, grouped (GQA) and single (MQA) key/value heads", "[gradcheck]") {
-    const int B = 2, H = 4, T = 5, hs = 3;
-    for (int Hkv : {4, 2, 1}) {
-        Vec q = random_vector<double>(B * H * T * hs, 17), k = random_vector<double>(B * Hkv * T * hs, 18),
-            v = random_vector<double>(B * Hkv * T * hs, 19);
-        const Vec r = random_vector<double>(B * H * T * hs, 20);
-        Vec y(B * H * T * hs), att(B * H * T * T);
-        const double scale = 1.0 / std::sqrt(double(hs));
-        auto loss = [&] {
-            attention_forward(y.data(), att.data(), q.data(), k.data(), v.data(), B, H, Hkv, T, hs, scale);
-            return dot(y, r);
-        };
-        loss();
-        Vec dq(q.size(), 0), dk(k.size(), 0), dv(v.size(), 0), scratch(T * T);
-        attention_backward(dq.data(), dk.data(), dv.data(), scratch.data(), r.data(), att.data(), q.data(), k.data(), v.data(), B, H,
-                           Hkv, T, hs, scale);
-        INFO("Hkv = " << Hkv);
-        require_clean(check_gradient(loss, q.data(), dq.data(), q.size(), "dq"));
-        require_clean(check_gradient(loss, k.data(), dk.data(), k.size(), "dk"));
-        require_clean(check_gradient(loss, v.data(), dv.data(), v.size(), "dv"));
-    }
+    for (int Hkv : {4, 2, 1}) check_attention_gradients(2, 4, Hkv, 5, 3, 17);
 }
 
 TEST_CASE("gradcheck: causal attention over several register row blocks (T = 13)", "[gradcheck]") {
     // the causal products work in row blocks of 4, 6 or 8 (wasm, AVX2, AVX-512): T = 13 has full blocks, a
     // leftover block, and rows whose live columns end inside a column batch
-    const int B = 1, H = 2, T = 13, hs = 5;
-    for (int Hkv : {2, 1}) {
-        Vec q = random_vector<double>(B * H * T * hs, 27), k = random_vector<double>(B * Hkv * T * hs, 28),
-            v = random_vector<double>(B * Hkv * T * hs, 29);
-        const Vec r = random_vector<double>(B * H * T * hs, 30);
-        Vec y(B * H * T * hs), att(B * H * T * T);
-        const double scale = 1.0 / std::sqrt(double(hs));
-        auto loss = [&] {
-            attention_forward(y.data(), att.data(), q.data(), k.data(), v.data(), B, H, Hkv, T, hs, scale);
-            return dot(y, r);
-        };
-        loss();
-        Vec dq(q.size(), 0), dk(k.size(), 0), dv(v.size(), 0), scratch(T * T);
-        attention_backward(dq.data(), dk.data(), dv.data(), scratch.data(), r.data(), att.data(), q.data(), k.data(),
-                           v.data(), B, H, Hkv, T, hs, scale);
-        INFO("Hkv = " << Hkv);
-        require_clean(check_gradient(loss, q.data(), dq.data(), q.size(), "dq"));
-        require_clean(check_gradient(loss, k.data(), dk.data(), k.size(), "dk"));
-        require_clean(check_gradient(loss, v.data(), dv.data(), v.size(), "dv"));
-    }
+    for (int Hkv : {2, 1}) check_attention_gradients(1, 2, Hkv, 13, 5, 27);
 }
 
 TEST_CASE("gradcheck: the whole GPT, every parameter tensor by name", "[gradcheck][model]") {
