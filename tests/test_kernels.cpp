@@ -112,6 +112,20 @@ TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every 
         ref::gelu_backward(dw64.data(), x64.data(), d64.data(), N, mode);
         gelu_backward(dg64.data(), x64.data(), d64.data(), N, mode);
         CHECK(test::max_abs_diff(dg64, dw64) < 1e-14);
+
+        // the training step's pair: the forward keeps gelu', the backward multiplies by it
+        std::vector<float> kout(N), kgrad(N), gwant(N), kd(N, 0.5f);
+        for (int i = 0; i < N; ++i) gwant[i] = ref::gelu_grad(x[i]);
+        gelu_forward_keep_grad(kout.data(), kgrad.data(), x.data(), N);
+        CHECK(test::max_abs_diff(kout, want) < 2e-6);
+        CHECK(test::max_abs_diff(kgrad, gwant) < 2e-6);
+        gelu_backward_saved(kd.data(), kgrad.data(), dout.data(), N, mode);
+        CHECK(test::max_abs_diff(kd, dwant) < 2e-6);
+        std::vector<double> kout64(N), kgrad64(N), gwant64(N);
+        for (int i = 0; i < N; ++i) gwant64[i] = ref::gelu_grad(x64[i]);
+        gelu_forward_keep_grad(kout64.data(), kgrad64.data(), x64.data(), N);
+        CHECK(test::max_abs_diff(kout64, w64) < 1e-14);
+        CHECK(test::max_abs_diff(kgrad64, gwant64) < 1e-14);
     }
 }
 
@@ -134,11 +148,15 @@ TEST_CASE("xsimd GELU keeps the scalar reference's values at the extremes: satur
         gelu_forward(got.data(), x.data(), N);
         ref::gelu_backward(dwant.data(), x.data(), dout.data(), N, Dinp::write);
         gelu_backward(dgot.data(), x.data(), dout.data(), N, Dinp::write);
+        std::vector<T> kout(N), kgrad(N);  // the pair the training step uses: gelu and gelu' from one pass
+        gelu_forward_keep_grad(kout.data(), kgrad.data(), x.data(), N);
         for (int i = 0; i < N; ++i) {
             INFO("x = " << x[i] << " (" << sizeof(T) * 8 << " bit): gelu " << got[i] << " vs " << want[i] << ", gelu' "
                         << dgot[i] << " vs " << dwant[i]);
             CHECK(same(got[i], want[i], tol));
             CHECK(same(dgot[i], dwant[i], tol));
+            CHECK(same(kout[i], want[i], tol));
+            CHECK(same(kgrad[i], dwant[i], tol));
         }
         CHECK(got[15] != got[15]);  // NaN in, NaN out
         CHECK(got[14] == T(inf));   // gelu(+inf) = +inf

@@ -54,6 +54,15 @@ template <class T>
 inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     kern::gelu_backward(dinp, inp, dout, N, mode);
 }
+// out (N) = gelu(inp) and grad (N) = gelu'(inp), kept for gelu_backward_saved: dinp (N) [+]= grad * dout
+template <class T>
+inline void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {
+    kern::gelu_forward_keep_grad(out, grad, inp, N);
+}
+template <class T>
+inline void gelu_backward_saved(T* dinp, const T* grad, const T* dout, int N, Dinp mode) {
+    kern::gelu_backward_saved(dinp, grad, dout, N, mode);
+}
 
 // LayerNorm over the last dim: out (N,C), mean (N), rstd (N) from inp (N,C), weight (C), bias (C)
 template <class S>

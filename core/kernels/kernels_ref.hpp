@@ -97,17 +97,34 @@ void gelu_forward(T* out, const T* inp, int N) {
     }
 }
 
-// forward was: out = 0.5 x (1 + tanh u); so dinp [+]= dout (0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3·0.044715 x²))
-// (mode: add or write dinp, see Dinp)
+// gelu'(x) of the tanh form: 0.5 (1 + tanh u) + 0.5 x (1 - tanh² u) k (1 + 3·0.044715 x²)
+template <class T>
+T gelu_grad(T x) {
+    const T k = T(0.7978845608028654);
+    const T th = std::tanh(k * (x + T(0.044715) * x * x * x));
+    return T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * x * x);
+}
+
+// forward was: out = 0.5 x (1 + tanh u); so dinp [+]= dout gelu'(inp) (mode: add or write dinp, see Dinp)
 template <class T>
 void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
-    const T k = T(0.7978845608028654);
     for (int i = 0; i < N; ++i) {
-        const T x = inp[i];
-        const T th = std::tanh(k * (x + T(0.044715) * x * x * x));
-        const T grad = T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * x * x);
-        dinp[i] = mode == Dinp::add ? dinp[i] + grad * dout[i] : grad * dout[i];
+        const T g = gelu_grad(inp[i]) * dout[i];
+        dinp[i] = mode == Dinp::add ? dinp[i] + g : g;
     }
+}
+
+// The training step's pair: out (N) = gelu(inp) and grad (N) = gelu'(inp), kept for the backward, which is then one
+// multiply: dinp [+]= grad * dout (gelu_backward_saved). The derivative shares the forward's exp or tanh, where
+// gelu_backward computes it again from inp.
+template <class T>
+void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {
+    gelu_forward(out, inp, N);
+    for (int i = 0; i < N; ++i) grad[i] = gelu_grad(inp[i]);
+}
+template <class T>
+void gelu_backward_saved(T* dinp, const T* grad, const T* dout, int N, Dinp mode) {
+    for (int i = 0; i < N; ++i) dinp[i] = mode == Dinp::add ? dinp[i] + grad[i] * dout[i] : grad[i] * dout[i];
 }
 
 // LayerNorm over the last dim (biased variance, eps 1e-5)

@@ -223,6 +223,7 @@ std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
         if (cfg_.mlp) {
             b.ln2 = take(BT * D), b.ln2_mean = take(BT), b.ln2_rstd = take(BT);
             b.fch = take(BT * F), b.fch_gelu = take(BT * F), b.fcproj = take(BT * D), b.res2 = take(BT * D);
+            b.gelu_grad = take(BT * F);
         }
     }
     a.lnf = take(BT * D), a.lnf_mean = take(BT), a.lnf_rstd = take(BT);
@@ -430,7 +431,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
             lap("mlp.fc");
             linear_forward(b.fch, b.ln2, w.fcw, w.fcb, BT, D, F);
             lap("gelu");
-            gelu_forward(b.fch_gelu, b.fch, BT * F);
+            gelu_forward_keep_grad(b.fch_gelu, b.gelu_grad, b.fch, BT * F);  // gelu' for backward
             lap("mlp.proj");
             linear_forward(b.fcproj, b.fch_gelu, w.projw, w.projb, BT, F, D);
             lap("residual");
@@ -511,7 +512,7 @@ void Gpt<S>::backward() {
             lap("mlp.proj");  // dout = dfcproj = dres2
             linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D, Dinp::write);
             lap("gelu");
-            gelu_backward(db.fch, b.fch, db.fch_gelu, BT * F, Dinp::write);
+            gelu_backward_saved(db.fch, b.gelu_grad, db.fch_gelu, BT * F, Dinp::write);
             lap("mlp.fc");
             linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F, Dinp::write);
             lap("layernorm");  // dres2 -> dres1

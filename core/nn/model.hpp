@@ -98,6 +98,7 @@ private:
         S *xh;                          // (H,B,T,hs) the input's head slices (split_input variant only)
         S *ln2, *ln2_mean, *ln2_rstd;   // (B,T,D), (B,T), (B,T)
         S *fch, *fch_gelu, *fcproj;     // (B,T,4D), (B,T,4D), (B,T,D)
+        S *gelu_grad;                   // (B,T,4D) gelu'(fch), kept by forward for backward
         S *res2;                        // (B,T,D)
         S* out() const { return res2 ? res2 : res1; }
     };
