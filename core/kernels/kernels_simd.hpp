@@ -303,7 +303,10 @@ inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsim
         one_minus_s = half - half * th;
         return;
     }
-    const batch e = xsimd::exp(T(-2) * u);
+    // −2u clamped to ±1000, beyond which exp is 0 or inf anyway: xsimd's double exp converts its argument's
+    // multiple of ln 2 to an integer, out of range (undefined, UBSan reports it) for ±inf and huge arguments.
+    // A NaN becomes one of the bounds here, but x·s and gelu' stay NaN through x.
+    const batch e = xsimd::exp(xsimd::clip(T(-2) * u, batch(T(-1000)), batch(T(1000))));
     s = one / (one + e);
     one_minus_s = xsimd::select(e < one, e * s, one - s);
 }
@@ -486,10 +489,12 @@ S exp_shift_sum(S* x, int n, S shift) {
 // ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
 // The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
 // the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
-// The forward row runs its last, partly live batch whole: lanes at s >= n (the masked future, inside the row of
-// T) are set to -inf, whose exp is exactly the 0 they must end with. Rows are short (t + 1 live entries), so most
-// ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went from
-// 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
+// The forward row runs its last, partly live batch whole: its lanes at s >= n (the masked future, inside the row
+// of T) take -inf in the max and exp(-1000) = 0 in the sum, and end as the exact 0 they must hold (-1000 is below
+// the least argument whose exp is not 0 in float and in double, and unlike exp(-inf) it keeps xsimd's double exp
+// clear of an out-of-range float -> integer conversion, which UBSan reports). Rows are short (t + 1 live entries),
+// so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went
+// from 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
 template <class S>
 void softmax_causal_row(S* x, int n, int T, S scale) {
     using batch = xsimd::batch<S>;
@@ -498,13 +503,13 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
     static_assert(W <= 16, "lane_index covers the batch");
     int n_vec = (n + W - 1) / W * W;  // whole batches, the last one partly live
     if (n_vec > T) n_vec = n - n % W;
-    const batch sc(scale), minus_inf(-INFINITY), lanes_at = batch::load_aligned(lane_index);
+    const batch sc(scale), lanes_at = batch::load_aligned(lane_index);
+    const auto live = lanes_at < batch(S(n - (n_vec - W)));  // the lanes of the last batch at s < n
     batch mx(-INFINITY);
     for (int s = 0; s < n_vec; s += W) {
-        batch v = batch::load_unaligned(x + s) * sc;
-        if (s + W > n) v = xsimd::select(lanes_at < batch(S(n - s)), v, minus_inf);
+        const batch v = batch::load_unaligned(x + s) * sc;
         v.store_unaligned(x + s);
-        mx = xsimd::max(mx, v);
+        mx = xsimd::max(mx, s + W > n ? xsimd::select(live, v, batch(S(-INFINITY))) : v);
     }
     alignas(64) S lanes[W];  // xsimd 8.1 has no horizontal max
     mx.store_aligned(lanes);
@@ -514,7 +519,16 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
         x[s] *= scale;
         if (x[s] > maxval) maxval = x[s];
     }
-    const S inv = S(1) / exp_shift_sum(x, std::max(n, n_vec), maxval);
+    const batch mv(maxval);
+    batch acc(S(0));
+    for (int s = 0; s < n_vec; s += W) {
+        batch a = batch::load_unaligned(x + s) - mv;
+        if (s + W > n) a = xsimd::select(live, a, batch(S(-1000)));
+        const batch e = xsimd::exp(a);
+        e.store_unaligned(x + s);
+        acc += e;
+    }
+    const S inv = S(1) / (xsimd::hadd(acc) + ref::exp_shift_sum(x + n_vec, n - n_vec, maxval));
     const batch iv(inv);
     for (int s = 0; s < n_vec; s += W) (batch::load_unaligned(x + s) * iv).store_unaligned(x + s);
     for (int s = n_vec; s < n; ++s) x[s] *= inv;
