@@ -49,11 +49,6 @@ template <class T>
 inline void gelu_forward(T* out, const T* inp, int N) {
     kern::gelu_forward(out, inp, N);
 }
-// dinp (N) [+]= gelu'(inp) * dout (mode: add or write, see Dinp)
-template <class T>
-inline void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
-    kern::gelu_backward(dinp, inp, dout, N, mode);
-}
 // out (N) = gelu(inp) and grad (N) = gelu'(inp), kept for gelu_backward_saved: dinp (N) [+]= grad * dout
 template <class T>
 inline void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {

@@ -105,7 +105,8 @@ T gelu_grad(T x) {
     return T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * x * x);
 }
 
-// forward was: out = 0.5 x (1 + tanh u); so dinp [+]= dout gelu'(inp) (mode: add or write dinp, see Dinp)
+// forward was: out = 0.5 x (1 + tanh u); so dinp [+]= dout gelu'(inp) (mode: add or write dinp, see Dinp).
+// The textbook backward, from inp: the tests hold the training step's pair (below) to it.
 template <class T>
 void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
     for (int i = 0; i < N; ++i) {

@@ -334,26 +334,9 @@ inline xsimd::batch<T> gelu_grad(const xsimd::batch<T>& x, const xsimd::batch<T>
     return s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
 }
 
-template <class T>
-void gelu_backward(T* dinp, const T* inp, const T* dout, int N, Dinp mode) {
-    using batch = xsimd::batch<T>;
-    constexpr int W = static_cast<int>(batch::size);
-    const int n_vec = N - N % W;
-    for (int i = 0; i < n_vec; i += W) {
-        const batch x = batch::load_unaligned(inp + i);
-        const batch x2 = x * x;
-        batch s, one_minus_s;
-        gelu_sigma(x, x2, s, one_minus_s);
-        const batch grad = gelu_grad(x, x2, s, one_minus_s);
-        const batch d = batch::load_unaligned(dout + i);
-        (mode == Dinp::add ? xsimd::fma(grad, d, batch::load_unaligned(dinp + i)) : grad * d).store_unaligned(dinp + i);
-    }
-    ref::gelu_backward(dinp + n_vec, inp + n_vec, dout + n_vec, N - n_vec, mode);
-}
-
 // twins of ref::gelu_forward_keep_grad and ref::gelu_backward_saved: the forward writes gelu and gelu' from one
 // σ(2u), the backward is a multiply. In an H = 4 step in wasm the two GELU passes took 1.5-1.9 ms, the backward
-// (which recomputed σ) the larger part.
+// (which computed σ again, as ref::gelu_backward does) the larger part.
 template <class T>
 void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {
     using batch = xsimd::batch<T>;

@@ -75,9 +75,9 @@ void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
 
 // ---------------------------------------------------------------- GELU, tanh form
 // out (N) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); the kernels are in kernels_ref.hpp / kernels_simd.hpp
-// backward: dinp (N) [+]= gelu'(inp) * dout (a Dinp mode). Both are kernels (gelu_forward, gelu_backward in
-// kernels.hpp): the xsimd twins compute the same function as x·σ(2u), with one exp. The model's step uses the
-// pair gelu_forward_keep_grad / gelu_backward_saved: the forward keeps gelu'(inp), the backward multiplies.
+// backward: dinp (N) [+]= gelu'(inp) * dout (a Dinp mode). The kernels (kernels.hpp): gelu_forward, and the
+// training step's pair gelu_forward_keep_grad / gelu_backward_saved, where the forward keeps gelu'(inp) and the
+// backward multiplies by it; the xsimd twins compute the same function as x·σ(2u), with one exp.
 
 // ---------------------------------------------------------------- residual
 // out (N) = a + b
