@@ -90,6 +90,31 @@ TEST_CASE("the a^T b matmul walks long K in chunks: a chunk boundary anywhere, b
                 }
 }
 
+
+TEST_CASE("a wide b packed in panels: every width of the last panel, and the tiny-char shapes", "[kernels]") {
+    // matmul_nt always packs bᵀ in panels of one register block's width (8, 16 or 32 columns: wasm, AVX2,
+    // AVX-512), and matmul_nn packs a b wider than two panels. These widths leave a last panel of every width the
+    // kernel's blocks cut differently (a whole batch, a half batch on AVX-512, scalar columns), on every build.
+    for (int N : {72, 76, 84, 88, 100, 108, 120, 124, 136, 140, 256})
+        for (int M : {5, 17})
+            for (int K : {3, 64, 256})
+                for (bool accumulate : {false, true}) {
+                    const auto a = test::random_vector<float>(std::size_t(M) * K, 1100 + M + K);
+                    const auto bt = test::random_vector<float>(std::size_t(N) * K, 1200 + N + K);  // (N,K)
+                    const auto b = test::random_vector<float>(std::size_t(K) * N, 1300 + N + K);   // (K,N)
+                    const auto bias = test::random_vector<float>(N, 1400 + N);
+                    const auto init = test::random_vector<float>(std::size_t(M) * N, 1500 + M * N);
+                    INFO("M=" << M << " N=" << N << " K=" << K << " accumulate=" << accumulate);
+                    std::vector<float> want = init, got = init;
+                    ref::matmul_nt(want.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    matmul_nt(got.data(), a.data(), bt.data(), bias.data(), M, N, K, accumulate);
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(K));
+                    want = init, got = init;
+                    ref::matmul_nn(want.data(), a.data(), b.data(), M, N, K, accumulate);
+                    matmul_nn(got.data(), a.data(), b.data(), M, N, K, accumulate);
+                    REQUIRE(test::max_abs_diff(got, want) <= sum_tolerance<float>(K));
+                }
+}
 TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every tail size", "[kernels]") {
     // standard deviation 3 (the tanh saturates at both ends; batches take the exp branch) and 0.2 (|u| < 5/8 in
     // whole batches: the polynomial branch). The backward is the training step's pair: the forward keeps gelu',

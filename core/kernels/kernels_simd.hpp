@@ -41,7 +41,7 @@ struct MatmulBlock {
 // transposed, strip[k*lds + r] (lds >= R), so each k reads R neighbours through one pointer; or, with ROWS, R rows
 // read in place, strip[r*lds + k].
 template <class T, int R, int NB, bool ROWS = false, class Arch = xsimd::default_arch>
-inline void mm_block(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int n, int N, int K,
+inline void mm_block(T* out_rows, int ld, const T* strip, int lds, const T* b, int ldb, const T* bias, int n, int K,
                      bool accumulate) {
     using batch = xsimd::batch<T, Arch>;
     constexpr int W = static_cast<int>(batch::size);
@@ -50,9 +50,9 @@ inline void mm_block(T* out_rows, const T* strip, int lds, const T* b, const T* 
         const batch start = bias ? batch::load_unaligned(bias + n + j * W) : batch(T(0));
         for (int r = 0; r < R; ++r) acc[r][j] = start;
     }
-    const T* bk = b + n;
+    const T* bk = b;
     const T* ak = strip;
-    for (int k = 0; k < K; ++k, bk += N, ak += ROWS ? 1 : lds) {
+    for (int k = 0; k < K; ++k, bk += ldb, ak += ROWS ? 1 : lds) {
         batch bv[NB];
         for (int j = 0; j < NB; ++j) bv[j] = batch::load_unaligned(bk + j * W);
         for (int r = 0; r < R; ++r) {
@@ -62,25 +62,54 @@ inline void mm_block(T* out_rows, const T* strip, int lds, const T* b, const T* 
     }
     for (int r = 0; r < R; ++r)
         for (int j = 0; j < NB; ++j) {
-            T* o = out_rows + std::size_t(r) * N + n + j * W;
+            T* o = out_rows + std::size_t(r) * ld + n + j * W;
             if (accumulate) acc[r][j] += batch::load_unaligned(o);
             acc[r][j].store_unaligned(o);
         }
+}
+
+// Where the columns of b (K,N) are. Row-major (ld floats apart), or packed in panels: the columns n0 .. n0+P-1
+// (P = NB·W, one register block's width; the last panel narrower) as K rows of P floats, the panels one after
+// the other. A block of the kernel then reads one contiguous stream: in row-major a (K,256) b has its rows 1 kB
+// apart, and all K of them fall into 4 of L1's 64 sets.
+template <class T>
+struct BView {
+    static constexpr int P = MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
+    const T* p;
+    int N, K;  // row-major: N is the row stride; panels: N columns of K rows
+    bool panels;
+    static BView rows(const T* b, int ld) { return {b, ld, 0, false}; }
+    static BView packed(const T* b, int N, int K) { return {b, N, K, true}; }
+    const T* at(int n) const { return panels ? p + std::size_t(n / P) * P * K + n % P : p + n; }
+    int ld(int n) const { return panels ? std::min(P, N - n / P * P) : N; }
+};
+
+// bp (K,N) in panels <- b (K,N) row-major
+template <class T>
+void pack_panels(T* bp, const T* b, int N, int K) {
+    constexpr int P = BView<T>::P;
+    for (int n0 = 0; n0 < N; n0 += P) {
+        const int w = std::min(P, N - n0);
+        T* panel = bp + std::size_t(n0) * K;
+        for (int k = 0; k < K; ++k)
+            for (int j = 0; j < w; ++j) panel[std::size_t(k) * w + j] = b[std::size_t(k) * N + n0 + j];
+    }
 }
 
 // R rows of out from their strip, columns 0 .. N-1: full column blocks, one narrower block for a leftover batch,
 // scalar columns last. ld (>= N) is the row stride of both out and b: the causal products compute a left part of
 // each row block of a (T,T) out, whose rows stay T apart.
 template <class T, int R, bool ROWS = false>
-inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int ld, int K,
+inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, const T* bias, int N, int ld, int K,
                     bool accumulate) {
     constexpr int W = static_cast<int>(xsimd::batch<T>::size);
     constexpr int NB = MatmulBlock<T>::NB;
     static_assert(NB == 2, "the tail below handles one leftover batch");
     int n = 0;
-    for (; n + NB * W <= N; n += NB * W) mm_block<T, R, NB, ROWS>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
+    for (; n + NB * W <= N; n += NB * W)
+        mm_block<T, R, NB, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
     if (n + W <= N) {
-        mm_block<T, R, 1, ROWS>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
+        mm_block<T, R, 1, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
         n += W;
     }
 #if defined(__AVX512F__)
@@ -88,7 +117,7 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* b
     // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
     constexpr int HW = static_cast<int>(xsimd::batch<T, xsimd::avx2>::size);
     if (n + HW <= N) {
-        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, strip, lds, b, bias, n, ld, K, accumulate);
+        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
         n += HW;
     }
 #endif
@@ -96,7 +125,7 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* b
         for (int r = 0; r < R; ++r) {
             T s = bias ? bias[n] : T(0);
             for (int k = 0; k < K; ++k)
-                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b[std::size_t(k) * ld + n];
+                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b.at(n)[std::size_t(k) * b.ld(n)];
             T& o = out_rows[std::size_t(r) * ld + n];
             o = accumulate ? o + s : s;
         }
@@ -104,8 +133,8 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const T* b, const T* b
 
 // rows m .. m+rows-1 (rows <= R) in one block of that height
 template <class T, int R, bool ROWS>
-inline void mm_tail_rows(int rows, T* out_rows, const T* strip, int lds, const T* b, const T* bias, int N, int ld,
-                         int K, bool accumulate) {
+inline void mm_tail_rows(int rows, T* out_rows, const T* strip, int lds, const BView<T>& b, const T* bias, int N,
+                         int ld, int K, bool accumulate) {
     if constexpr (R > 0) {
         if (rows == R) return mm_rows<T, R, ROWS>(out_rows, strip, lds, b, bias, N, ld, K, accumulate);
         mm_tail_rows<T, R - 1, ROWS>(rows, out_rows, strip, lds, b, bias, N, ld, K, accumulate);
@@ -118,12 +147,12 @@ constexpr bool mm_rows_in_place(int N) {
     return N < 4 * MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
 }
 
-// rows r < R of a (read a[r*lda + k]) -> strip s[k*R + r], k < K: the transposed copy matmul_blocked's kernel reads.
-// With 4-float batches and R = 4 (wasm) each 4×4 tile is moved by 4 loads, 8 zips and 4 stores. Measured on the
-// qkvo forward (1024×64×64) in node: the kernel rows alone ran at 47-49 GFLOP/s, with the scalar copy at 41-44,
-// with the tiles at 46-48.
+// rows r < R of a (read a[r*lda + k]) -> strip s[k*lds + r], k < K (lds >= R): the transposed copy matmul_blocked's
+// kernel reads, and a quarter of a packed panel of bᵀ. With 4-float batches and R = 4 (wasm) each 4×4 tile is moved
+// by 4 loads, 8 zips and 4 stores. Measured on the qkvo forward (1024×64×64) in node: the kernel rows alone ran at
+// 47-49 GFLOP/s, with the scalar copy at 41-44, with the tiles at 46-48.
 template <class T, int R>
-inline void copy_strip(T* s, const T* a, int lda, int K) {
+inline void copy_strip(T* s, int lds, const T* a, int lda, int K) {
     using batch = xsimd::batch<T>;
     int k = 0;
     if constexpr (R == 4 && batch::size == 4 && std::is_same<T, float>::value) {
@@ -135,22 +164,42 @@ inline void copy_strip(T* s, const T* a, int lda, int K) {
             // t01 = (r0k0 r1k0 r0k1 r1k1), t23 = (r2k0 r3k0 r2k1 r3k1), likewise for k2, k3 from the high halves
             const wide t01 = xsimd::bitwise_cast<wide>(xsimd::zip_lo(r0, r1)), t23 = xsimd::bitwise_cast<wide>(xsimd::zip_lo(r2, r3));
             const wide u01 = xsimd::bitwise_cast<wide>(xsimd::zip_hi(r0, r1)), u23 = xsimd::bitwise_cast<wide>(xsimd::zip_hi(r2, r3));
-            xsimd::bitwise_cast<batch>(xsimd::zip_lo(t01, t23)).store_unaligned(s + std::size_t(k) * 4);
-            xsimd::bitwise_cast<batch>(xsimd::zip_hi(t01, t23)).store_unaligned(s + std::size_t(k + 1) * 4);
-            xsimd::bitwise_cast<batch>(xsimd::zip_lo(u01, u23)).store_unaligned(s + std::size_t(k + 2) * 4);
-            xsimd::bitwise_cast<batch>(xsimd::zip_hi(u01, u23)).store_unaligned(s + std::size_t(k + 3) * 4);
+            xsimd::bitwise_cast<batch>(xsimd::zip_lo(t01, t23)).store_unaligned(s + std::size_t(k) * lds);
+            xsimd::bitwise_cast<batch>(xsimd::zip_hi(t01, t23)).store_unaligned(s + std::size_t(k + 1) * lds);
+            xsimd::bitwise_cast<batch>(xsimd::zip_lo(u01, u23)).store_unaligned(s + std::size_t(k + 2) * lds);
+            xsimd::bitwise_cast<batch>(xsimd::zip_hi(u01, u23)).store_unaligned(s + std::size_t(k + 3) * lds);
         }
     }
     for (int r = 0; r < R; ++r)
-        for (int kk = k; kk < K; ++kk) s[std::size_t(kk) * R + r] = a[std::size_t(r) * lda + kk];
+        for (int kk = k; kk < K; ++kk) s[std::size_t(kk) * lds + r] = a[std::size_t(r) * lda + kk];
+}
+
+// bt (K,N) in panels (see BView) <- b (N,K) transposed (rows ldb apart); BView::packed(bt, N, K) reads it. In wasm
+// a whole panel (8 columns) is two 4-row strips of 4×4 tiles: q kᵀ and dy vᵀ pack a head's (T,hs) k or v per call.
+template <class T>
+void pack_transposed_panels(T* bt, const T* b, int ldb, int N, int K) {
+    constexpr int P = BView<T>::P;
+    constexpr bool tiles = xsimd::batch<T>::size == 4 && P == 8 && std::is_same<T, float>::value;
+    for (int n0 = 0; n0 < N; n0 += P) {
+        const int w = std::min(P, N - n0);
+        T* panel = bt + std::size_t(n0) * K;
+        const T* rows = b + std::size_t(n0) * ldb;
+        if (tiles && w == P) {
+            copy_strip<T, 4>(panel, P, rows, ldb, K);
+            copy_strip<T, 4>(panel + 4, P, rows + 4 * std::size_t(ldb), ldb, K);
+            continue;
+        }
+        for (int j = 0; j < w; ++j)
+            for (int k = 0; k < K; ++k) panel[std::size_t(k) * w + j] = rows[std::size_t(j) * ldb + k];
+    }
 }
 
 // One row block of matmul_blocked: out rows m .. m+rows-1 (rows <= MR; out and b have row stride ld), columns
 // 0 .. N-1, summed over k = 0 .. K-1. ATRANS reads its strip in place; otherwise A's rows are read in place
 // (in_place) or first copied to a (K,rows) strip.
 template <class T, bool ATRANS>
-inline void mm_row_block(T* out, const T* a, int lda, const T* b, const T* bias, int m, int rows, int N, int ld, int K,
-                         bool in_place, bool accumulate) {
+inline void mm_row_block(T* out, const T* a, int lda, const BView<T>& b, const T* bias, int m, int rows, int N, int ld,
+                         int K, bool in_place, bool accumulate) {
     constexpr int MR = MatmulBlock<T>::MR;
     T* out_rows = out + std::size_t(m) * ld;
     if constexpr (ATRANS) {
@@ -163,7 +212,7 @@ inline void mm_row_block(T* out, const T* a, int lda, const T* b, const T* bias,
         T* strip = strip_buf.data();
         const T* rows_at = a + std::size_t(m) * lda;
         if (rows == MR) {
-            copy_strip<T, MR>(strip, rows_at, lda, K);
+            copy_strip<T, MR>(strip, MR, rows_at, lda, K);
         } else {
             for (int r = 0; r < rows; ++r)
                 for (int k = 0; k < K; ++k) strip[std::size_t(k) * rows + r] = rows_at[std::size_t(r) * lda + k];
@@ -178,7 +227,7 @@ inline void mm_row_block(T* out, const T* a, int lda, const T* b, const T* bias,
 // loop has one pointer and constant offsets (in wasm, MR row pointers with strides ran the tiny-char shapes at
 // 33-39 GFLOP/s, the strips at 38-44); a narrower out (the attention's (T,hs) products) reads its rows in place.
 template <class T, bool ATRANS>
-void matmul_blocked(T* out, const T* a, int lda, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
+void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bias, int M, int N, int K, bool accumulate) {
     constexpr int MR = MatmulBlock<T>::MR;
     const bool in_place = mm_rows_in_place<T>(N);
     for (int m = 0; m < M; m += MR)
@@ -188,7 +237,11 @@ void matmul_blocked(T* out, const T* a, int lda, const T* b, const T* bias, int 
 // out (M,N) [+]= a (M,K) · b (K,N)
 template <class T>
 void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    matmul_blocked<T, false>(out, a, K, b, static_cast<const T*>(nullptr), M, N, K, accumulate);
+    if (N <= 2 * BView<T>::P) return matmul_blocked<T, false>(out, a, K, BView<T>::rows(b, N), nullptr, M, N, K, accumulate);
+    thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
+    if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
+    pack_panels(packed.data(), b, N, K);
+    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), nullptr, M, N, K, accumulate);
 }
 
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N). In a weight gradient K is the batch's tokens (1024 for tiny-char), so K is
@@ -205,7 +258,7 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
         return;
     }
     for (int k0 = 0; k0 < K; k0 += TN_CHUNK)
-        matmul_blocked<T, true>(out, a + std::size_t(k0) * M, M, b + std::size_t(k0) * N, static_cast<const T*>(nullptr),
+        matmul_blocked<T, true>(out, a + std::size_t(k0) * M, M, BView<T>::rows(b + std::size_t(k0) * N, N), nullptr,
                                 M, N, std::min(TN_CHUNK, K - k0), accumulate || k0 > 0);
 }
 
@@ -238,14 +291,13 @@ void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, i
     constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
     thread_local std::vector<S> packed;  // bᵀ (K,T); grows to the largest head once, then no step allocates
     if (packed.size() < std::size_t(T) * K) packed.resize(std::size_t(T) * K);
-    S* bt = packed.data();
-    for (int n = 0; n < T; ++n)
-        for (int k = 0; k < K; ++k) bt[std::size_t(k) * T + n] = b[std::size_t(n) * ldb + k];
+    pack_transposed_panels(packed.data(), b, ldb, T, K);
+    const BView<S> bt = BView<S>::packed(packed.data(), T, K);
     const bool in_place = mm_rows_in_place<S>(T);  // as matmul_nt's (T,T) out: the same path per entry
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
         const int cols = std::min(T, (m + rows + G - 1) / G * G);
-        mm_row_block<S, false>(out, a, lda, bt, static_cast<const S*>(nullptr), m, rows, cols, T, K, in_place, false);
+        mm_row_block<S, false>(out, a, lda, bt, nullptr, m, rows, cols, T, K, in_place, false);
     }
 }
 
@@ -258,7 +310,7 @@ void matmul_nn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
     const bool in_place = mm_rows_in_place<S>(N);
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
-        mm_row_block<S, false>(out, a, T, b, static_cast<const S*>(nullptr), m, rows, N, ld, m + rows, in_place,
+        mm_row_block<S, false>(out, a, T, BView<S>::rows(b, ld), nullptr, m, rows, N, ld, m + rows, in_place,
                                accumulate);
     }
 }
@@ -274,8 +326,8 @@ void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
         const int rows = std::min(MR, T - m);
         for (int k0 = m / TN_CHUNK * TN_CHUNK; k0 < T; k0 += TN_CHUNK) {
             const int kb = std::max(k0, m), ke = std::min(k0 + TN_CHUNK, T);  // this chunk's t, from the block's row
-            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, b + std::size_t(kb) * ld,
-                                  static_cast<const S*>(nullptr), m, rows, N, ld, ke - kb, false, accumulate || k0 > m);
+            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, BView<S>::rows(b + std::size_t(kb) * ld, ld), nullptr, m,
+                                  rows, N, ld, ke - kb, false, accumulate || k0 > m);
         }
     }
 }
@@ -562,10 +614,8 @@ template <class T>
 void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
     thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
     if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
-    T* bt = packed.data();
-    for (int n = 0; n < N; ++n)
-        for (int k = 0; k < K; ++k) bt[k * N + n] = b[n * K + k];
-    matmul_blocked<T, false>(out, a, K, bt, bias, M, N, K, accumulate);  // the bias starts the accumulators
+    pack_transposed_panels(packed.data(), b, K, N, K);
+    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), bias, M, N, K, accumulate);  // the bias starts the accumulators
 }
 
 
