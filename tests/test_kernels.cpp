@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -240,6 +241,42 @@ TEST_CASE("xsimd AdamW equals the scalar reference for every tail size", "[kerne
         CHECK(test::max_abs_diff(v2, v1) < 1e-7);
     }
 }
+
+#if defined(MHA_HAVE_SIMD)
+TEST_CASE("the batch exp is libm's exp within 2 ulp, and 0, inf and NaN where xsimd's exp gives them", "[kernels]") {
+    // a sweep over the whole float range of e^x, the softmax's and GELU's arguments, plus the bounds and specials
+    using batch = xsimd::batch<float>;
+    constexpr int W = static_cast<int>(batch::size);
+    std::vector<float> xs;
+    for (double x = -90.0; x <= 90.0; x += 0.0137) xs.push_back(float(x));
+    for (float x : {0.0f, -0.0f, 1e-30f, -1e-30f, 0.5f * 0.693359375f, -88.0f, -88.37f, -88.38f, 88.37f, 88.38f,
+                    -1000.0f, 1000.0f, 3e38f, -3e38f, INFINITY, -INFINITY, NAN})
+        xs.push_back(x);
+    while (xs.size() % W) xs.push_back(0.0f);
+    int checked = 0;
+    for (std::size_t i = 0; i < xs.size(); i += W) {
+        alignas(64) float got[W];
+        simd::exp_batch(batch::load_unaligned(xs.data() + i)).store_aligned(got);
+        for (int l = 0; l < W; ++l) {
+            const float x = xs[i + l];
+            INFO("x = " << x << " got " << got[l]);
+            if (std::isnan(x)) {
+                CHECK(std::isnan(got[l]));
+            } else if (x >= 88.3762626647949f) {
+                CHECK(got[l] == INFINITY);
+            } else if (x <= -88.3762626647949f) {
+                CHECK(got[l] == 0.0f);
+            } else {
+                const double want = std::exp(double(x));
+                // below FLT_MIN (x < -87.34) it gives 0 or a denormal, as xsimd's exp: within FLT_MIN
+                CHECK(std::abs(got[l] - want) <= (want < FLT_MIN ? FLT_MIN : 2.0 * want * FLT_EPSILON));
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 12000);
+}
+#endif
 
 TEST_CASE("xsimd softmax exponentials equal the scalar reference for every tail size", "[kernels]") {
     for (int n : {1, 2, 3, 4, 5, 8, 9, 17, 64, 65}) {
