@@ -370,12 +370,30 @@ inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x) {
 //   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
 // (0.5 x (1 − tanh² u) = 2 x s (1 − s)). Two ways to s, chosen per batch:
 // - every lane small (|u| < 5/8, which early in training is nearly every batch): s = 0.5 + 0.5 tanh u through
-//   xsimd::tanh, which for such a batch is one odd polynomial and no exp;
+//   the odd polynomial xsimd::tanh uses there (tanh_small), no exp;
 // - else one exp: s = 1 / (1 + e), e = exp(−2u). xsimd::tanh computes both its polynomial and an exp-and-division
 //   for a batch with lanes on both sides of 5/8, and this form is that exp and division alone. 1 − s is taken as
 //   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
 //   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
 // x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
+// tanh u for |u| < 5/8 in every lane: for float, the odd polynomial xsimd::tanh evaluates there (Cephes tanhf,
+// the same coefficients and fma order, so the same bits), without xsimd::tanh's own range test, sign handling and
+// two branches, which gelu_sigma's test has already settled. Doubles take xsimd::tanh.
+template <class T>
+inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u) {
+    using batch = xsimd::batch<T>;
+    if constexpr (!std::is_same<T, float>::value) {
+        return xsimd::tanh(u);
+    } else {
+        const batch u2 = u * u;
+        batch h = xsimd::fma(u2, batch(-0.00570498873f), batch(0.020639088f));
+        h = xsimd::fma(u2, h, batch(-0.0537397154f));
+        h = xsimd::fma(u2, h, batch(0.133314416f));
+        h = xsimd::fma(u2, h, batch(-0.333332807f));
+        return xsimd::fma(h * u2, u, u);
+    }
+}
+
 template <class T>
 inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
                        xsimd::batch<T>& one_minus_s) {
@@ -383,7 +401,7 @@ inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsim
     const batch k(T(0.7978845608028654)), c(T(0.044715)), one(T(1)), half(T(0.5));
     const batch u = k * xsimd::fma(c * x, x2, x);
     if (xsimd::all(xsimd::abs(u) < batch(T(0.625)))) {  // xsimd::tanh's polynomial range (5/8)
-        const batch th = xsimd::tanh(u);
+        const batch th = tanh_small(u);
         s = xsimd::fma(half, th, half);
         one_minus_s = half - half * th;
         return;
