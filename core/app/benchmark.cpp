@@ -112,30 +112,41 @@ constexpr double kPeakLanes = double(PeakBatch::size);
 
 // K multiplies beside K adds per iteration: 2K instructions, 1 flop per lane each
 template <int K>
-PeakResult peak_mul_add(double seconds) {
-    return {"mul+add", K, best_round_gflops<2 * K>(&mul_add_round<K>, 2.0 * K * kPeakLanes, seconds)};
+double mul_add_gflops(double seconds) {
+    return best_round_gflops<2 * K>(&mul_add_round<K>, 2.0 * K * kPeakLanes, seconds);
 }
 
 // K FMAs per iteration (in wasm a multiply, then an add on its result), 2 flops per lane each
 template <int K>
-PeakResult peak_fma(double seconds) {
-    return {"fma", K, best_round_gflops<K>(&fma_round<K>, 2.0 * K * kPeakLanes, seconds)};
+double fma_gflops(double seconds) {
+    return best_round_gflops<K>(&fma_round<K>, 2.0 * K * kPeakLanes, seconds);
 }
 #else
 template <int K>
-PeakResult peak_mul_add(double) { return {"mul+add", K, 0}; }
+double mul_add_gflops(double) { return 0; }
 template <int K>
-PeakResult peak_fma(double) { return {"fma", K, 0}; }
+double fma_gflops(double) { return 0; }
 #endif
 
 // every loop and chain count tried; the ceiling is the best of them
+struct PeakLoop {
+    const char* loop;
+    int chains;
+    double (*best_gflops)(double seconds);
+};
+// mul+add: 2K accumulators + 2 operands; V8 has 16 xmm registers, so K = 7 is the most that fits
+const PeakLoop kPeakLoops[] = {
+    {"mul+add", 3, &mul_add_gflops<3>}, {"mul+add", 4, &mul_add_gflops<4>}, {"mul+add", 5, &mul_add_gflops<5>},
+    {"mul+add", 6, &mul_add_gflops<6>}, {"mul+add", 7, &mul_add_gflops<7>}, {"mul+add", 8, &mul_add_gflops<8>},
+    {"fma", 6, &fma_gflops<6>},         {"fma", 8, &fma_gflops<8>},         {"fma", 10, &fma_gflops<10>},
+    {"fma", 12, &fma_gflops<12>},       {"fma", 14, &fma_gflops<14>},       {"fma", 16, &fma_gflops<16>},
+};
+constexpr int kNumPeakLoops = sizeof(kPeakLoops) / sizeof(kPeakLoops[0]);
+
 std::vector<PeakResult> measure_peaks(double seconds) {
-    const double each = seconds / 12;
-    // mul+add: 2K accumulators + 2 operands; V8 has 16 xmm registers, so K = 7 is the most that fits
-    return {peak_mul_add<3>(each), peak_mul_add<4>(each), peak_mul_add<5>(each), peak_mul_add<6>(each),
-            peak_mul_add<7>(each), peak_mul_add<8>(each),
-            peak_fma<6>(each), peak_fma<8>(each), peak_fma<10>(each), peak_fma<12>(each), peak_fma<14>(each),
-            peak_fma<16>(each)};
+    std::vector<PeakResult> peaks;
+    for (const PeakLoop& l : kPeakLoops) peaks.push_back({l.loop, l.chains, l.best_gflops(seconds / kNumPeakLoops)});
+    return peaks;
 }
 
 // ---------------------------------------------------------------- one matmul shape
@@ -286,16 +297,9 @@ std::string run_benchmarks(bool quick) {
     std::ostringstream js;
     js.precision(4);
     const std::vector<PeakResult> peaks = measure_peaks(quick ? 0.3 : 3.0);
-    PeakResult peak = peaks.front();
-    for (const PeakResult& p : peaks)
-        if (p.gflops > peak.gflops) peak = p;
-    js << "{\"simd\":\"" << simd_arch_name() << "\",\"simd_lanes\":" << simd_lanes() << ",\"peak_gflops\":"
-       << peak.gflops << ",\"peak\":{\"loop\":\"" << peak.loop << "\",\"chains\":" << peak.chains
-       << ",\"counting\":\"a multiply-add is 2 flops\",\"sweep\":[";
-    for (std::size_t i = 0; i < peaks.size(); ++i)
-        js << (i ? "," : "") << "{\"loop\":\"" << peaks[i].loop << "\",\"chains\":" << peaks[i].chains
-           << ",\"gflops\":" << peaks[i].gflops << "}";
-    js << "]},\"matmuls\":[";
+    int winner = 0;
+    for (int i = 0; i < kNumPeakLoops; ++i)
+        if (peaks[i].gflops > peaks[winner].gflops) winner = i;
     // the shapes of tiny-char (B*T = 1024 rows, D = 64, MLP 4D = 256, V = 65)
     const struct { const char* name; int M, N, K; } shapes[] = {
         {"nt qkvo forward", 1024, 64, 64},   {"nt mlp.fc forward", 1024, 256, 64},
@@ -303,18 +307,36 @@ std::string run_benchmarks(bool quick) {
         {"nn dinp of mlp.fc", 1024, 64, 256}, {"tn dweight of mlp.fc", 256, 64, 1024},
         {"nt large square", 256, 256, 256},
     };
+    std::vector<MatmulResult> matmuls;
+    for (const auto& s : shapes) matmuls.push_back(bench_matmul(s.name, s.M, s.N, s.K, t));
+    std::vector<TrainingResult> trainings;
+    for (int h : {1, 4, 8}) trainings.push_back(bench_training(h, quick ? 3 : 31));
+    // The winning loop once more, after the matmuls and the training steps, and the ceiling is the best of both:
+    // on a shared VM that changes speed from one stretch of seconds to the next, a ceiling taken in a slow stretch
+    // alone fell below the matmuls measured in a fast one (one run of scripts/bench: 52.2 GFLOP/s in the Chromium
+    // worker, with a matmul at 53.7; 56-59 in the other runs).
+    const double again = kPeakLoops[winner].best_gflops(quick ? 0.1 : 1.0);
+    PeakResult peak = peaks[winner];
+    peak.gflops = std::max(peak.gflops, again);
+
+    js << "{\"simd\":\"" << simd_arch_name() << "\",\"simd_lanes\":" << simd_lanes() << ",\"peak_gflops\":"
+       << peak.gflops << ",\"peak\":{\"loop\":\"" << peak.loop << "\",\"chains\":" << peak.chains
+       << ",\"first_gflops\":" << peaks[winner].gflops << ",\"again_gflops\":" << again
+       << ",\"counting\":\"a multiply-add is 2 flops\",\"sweep\":[";
+    for (std::size_t i = 0; i < peaks.size(); ++i)
+        js << (i ? "," : "") << "{\"loop\":\"" << peaks[i].loop << "\",\"chains\":" << peaks[i].chains
+           << ",\"gflops\":" << peaks[i].gflops << "}";
+    js << "]},\"matmuls\":[";
     bool first = true;
-    for (const auto& s : shapes) {
-        const MatmulResult r = bench_matmul(s.name, s.M, s.N, s.K, t);
+    for (const MatmulResult& r : matmuls) {
         js << (first ? "" : ",") << "{\"name\":\"" << r.name << "\",\"M\":" << r.M << ",\"N\":" << r.N << ",\"K\":" << r.K
            << ",\"gflops\":" << r.gflops << ",\"share_of_peak\":" << (peak.gflops > 0 ? r.gflops / peak.gflops : 0) << "}";
         first = false;
     }
     js << "],\"training\":[";
     first = true;
-    for (int h : {1, 4, 8}) {
-        const TrainingResult r = bench_training(h, quick ? 3 : 31);
-        const double flops = training_step_flops(tiny_char(h), 16, 64);
+    for (const TrainingResult& r : trainings) {
+        const double flops = training_step_flops(tiny_char(r.heads), 16, 64);
         const double gflops = flops / (r.ms_median * 1e-3) * 1e-9;
         js << (first ? "" : ",") << "{\"workload\":\"tiny-char\",\"heads\":" << r.heads << ",\"ms_per_step\":"
            << r.ms_median << ",\"ms_min\":" << r.ms_min << ",\"steps\":" << r.steps << ",\"tokens_per_s\":"
