@@ -105,7 +105,7 @@ out(row('', cols.map((p) => p.title)));
 out(row('peak GFLOP/s, 1 core (measured)', cols.map((p) => (p.data?.peak_gflops ? num(p.data.peak_gflops) : dash))));
 out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak ? `${p.data.peak.loop} (${p.data.peak.chains})` : dash))));
 // the ceiling is the best of that loop's rounds at the start and again after the training steps (benchmark.cpp)
-out(row('  that loop: at the start / after training', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
+out(row('  that loop: first / after training', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
   ? `${num(p.data.peak.first_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
 for (const loop of ['mul+add', 'fma']) {
   out(row(`  best ${loop} loop`, cols.map((p) => {
