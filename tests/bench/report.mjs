@@ -104,8 +104,9 @@ out(row('', cols.map((p) => p.title)));
 // the ceiling: the best of independent-chain loops (core/app/benchmark.cpp), and which loop gave it
 out(row('peak GFLOP/s, 1 core (measured)', cols.map((p) => (p.data?.peak_gflops ? num(p.data.peak_gflops) : dash))));
 out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak ? `${p.data.peak.loop} (${p.data.peak.chains})` : dash))));
-// the ceiling is the best of that loop's rounds at the start and again after the training steps (benchmark.cpp)
-out(row('  that loop: first / after training', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
+// the ceiling is the best of that loop's rounds: in the sweep at the start, and again beside each matmul and after
+// the training steps (benchmark.cpp)
+out(row('  that loop: sweep / again later', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
   ? `${num(p.data.peak.first_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
 for (const loop of ['mul+add', 'fma']) {
   out(row(`  best ${loop} loop`, cols.map((p) => {
