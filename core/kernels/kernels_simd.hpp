@@ -68,10 +68,13 @@ inline void mm_block(T* out_rows, int ld, const T* strip, int lds, const T* b, i
         }
 }
 
-// Where the columns of b (K,N) are. Row-major (ld floats apart), or packed in panels: the columns n0 .. n0+P-1
-// (P = NB·W, one register block's width; the last panel narrower) as K rows of P floats, the panels one after
-// the other. A block of the kernel then reads one contiguous stream: in row-major a (K,256) b has its rows 1 kB
-// apart, and all K of them fall into 4 of L1's 64 sets.
+// Where the columns of b (K,N) are: row-major (ld floats apart), or packed in panels, the columns n0 .. n0+P-1
+// (P = NB·W, one register block's width; the last panel narrower) as K rows of P floats, panel after panel. A
+// register block then reads one contiguous stream. Row-major, the rows of a (K,256) b are 1 kB apart and all fall
+// into 4 of the 64 sets of a 48 kB 12-way L1, so a block's K rows evict each other (and the K = 256 rows of a
+// (256,64) b fill 16 sets 16 deep). Measured in node (/tmp driver, best of 30, 2026-11-23), GFLOP/s row-major ->
+// panels: nt 1024×256×64 44.8 -> 53.7, nt 1024×64×256 46-50 -> 53-55, nn 1024×64×256 50-51 -> 53.7,
+// nn 1024×256×64 47-50 -> 53; the 64×64 weights unchanged (51-53). Weight gradients (matmul_tn) gained nothing.
 template <class T>
 struct BView {
     static constexpr int P = MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
@@ -125,7 +128,8 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
         for (int r = 0; r < R; ++r) {
             T s = bias ? bias[n] : T(0);
             for (int k = 0; k < K; ++k)
-                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) * b.at(n)[std::size_t(k) * b.ld(n)];
+                s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) *
+                     b.at(n)[std::size_t(k) * b.ld(n)];
             T& o = out_rows[std::size_t(r) * ld + n];
             o = accumulate ? o + s : s;
         }
@@ -227,17 +231,20 @@ inline void mm_row_block(T* out, const T* a, int lda, const BView<T>& b, const T
 // loop has one pointer and constant offsets (in wasm, MR row pointers with strides ran the tiny-char shapes at
 // 33-39 GFLOP/s, the strips at 38-44); a narrower out (the attention's (T,hs) products) reads its rows in place.
 template <class T, bool ATRANS>
-void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bias, int M, int N, int K, bool accumulate) {
+void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bias, int M, int N, int K,
+                    bool accumulate) {
     constexpr int MR = MatmulBlock<T>::MR;
     const bool in_place = mm_rows_in_place<T>(N);
     for (int m = 0; m < M; m += MR)
         mm_row_block<T, ATRANS>(out, a, lda, b, bias, m, std::min(MR, M - m), N, N, K, in_place, accumulate);
 }
 
-// out (M,N) [+]= a (M,K) · b (K,N)
+// out (M,N) [+]= a (M,K) · b (K,N). A b of more than two panels is first packed in panels (K·N copies against
+// M·N·K multiply-adds; see BView).
 template <class T>
 void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    if (N <= 2 * BView<T>::P) return matmul_blocked<T, false>(out, a, K, BView<T>::rows(b, N), nullptr, M, N, K, accumulate);
+    if (N <= 2 * BView<T>::P)
+        return matmul_blocked<T, false>(out, a, K, BView<T>::rows(b, N), nullptr, M, N, K, accumulate);
     thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
     if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
     pack_panels(packed.data(), b, N, K);
@@ -289,7 +296,7 @@ constexpr int mm_column_step() {
 template <class S>
 void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
     constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
-    thread_local std::vector<S> packed;  // bᵀ (K,T); grows to the largest head once, then no step allocates
+    thread_local std::vector<S> packed;  // bᵀ (K,T) in panels; grows to the largest head once
     if (packed.size() < std::size_t(T) * K) packed.resize(std::size_t(T) * K);
     pack_transposed_panels(packed.data(), b, ldb, T, K);
     const BView<S> bt = BView<S>::packed(packed.data(), T, K);
@@ -326,8 +333,8 @@ void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
         const int rows = std::min(MR, T - m);
         for (int k0 = m / TN_CHUNK * TN_CHUNK; k0 < T; k0 += TN_CHUNK) {
             const int kb = std::max(k0, m), ke = std::min(k0 + TN_CHUNK, T);  // this chunk's t, from the block's row
-            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, BView<S>::rows(b + std::size_t(kb) * ld, ld), nullptr, m,
-                                  rows, N, ld, ke - kb, false, accumulate || k0 > m);
+            mm_row_block<S, true>(out, a + std::size_t(kb) * T, T, BView<S>::rows(b + std::size_t(kb) * ld, ld),
+                                  nullptr, m, rows, N, ld, ke - kb, false, accumulate || k0 > m);
         }
     }
 }
@@ -366,17 +373,6 @@ inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x) {
     }
 }
 
-// ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
-// With s = σ(2u) = 0.5 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x³):
-//   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
-// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). Two ways to s, chosen per batch:
-// - every lane small (|u| < 5/8, which early in training is nearly every batch): s = 0.5 + 0.5 tanh u through
-//   the odd polynomial xsimd::tanh uses there (tanh_small), no exp;
-// - else one exp: s = 1 / (1 + e), e = exp(−2u). xsimd::tanh computes both its polynomial and an exp-and-division
-//   for a batch with lanes on both sides of 5/8, and this form is that exp and division alone. 1 − s is taken as
-//   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
-//   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
-// x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
 // tanh u for |u| < 5/8 in every lane: for float, the odd polynomial xsimd::tanh evaluates there (Cephes tanhf,
 // the same coefficients and fma order, so the same bits), without xsimd::tanh's own range test, sign handling and
 // two branches, which gelu_sigma's test has already settled. Doubles take xsimd::tanh.
@@ -395,6 +391,17 @@ inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u) {
     }
 }
 
+// ---------------------------------------------------------------- GELU (tanh form), twins of ref::gelu_*
+// With s = σ(2u) = 0.5 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x³):
+//   gelu(x) = x s,   gelu'(x) = s (1 + 2 x sqrt(2/pi) (1 + 3·0.044715 x²) (1 − s))
+// (0.5 x (1 − tanh² u) = 2 x s (1 − s)). Two ways to s, chosen per batch:
+// - every lane small (|u| < 5/8, which early in training is nearly every batch): s = 0.5 + 0.5 tanh u through
+//   the odd polynomial xsimd::tanh uses there (tanh_small), no exp;
+// - else one exp: s = 1 / (1 + e), e = exp(−2u). xsimd::tanh computes both its polynomial and an exp-and-division
+//   for a batch with lanes on both sides of 5/8, and this form is that exp and division alone. 1 − s is taken as
+//   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
+//   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
+// x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
 template <class T>
 inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
                        xsimd::batch<T>& one_minus_s) {
@@ -573,15 +580,6 @@ S exp_shift_sum(S* x, int n, S shift) {
     return xsimd::hadd(acc) + ref::exp_shift_sum(x + n_vec, n - n_vec, shift);
 }
 
-// ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
-// The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
-// the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
-// The forward row runs its last, partly live batch whole: its lanes at s >= n (the masked future, inside the row
-// of T) take -inf in the max and exp(-1000) = 0 in the sum, and end as the exact 0 they must hold (-1000 is below
-// the least argument whose exp is not 0 in float and in double, and unlike exp(-inf) it keeps xsimd's double exp
-// clear of an out-of-range float -> integer conversion, which UBSan reports). Rows are short (t + 1 live entries),
-// so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went
-// from 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
 // the largest lane of v (xsimd 8.1 has no horizontal max): two swizzles and maxes for 4 floats, else through memory
 template <class S>
 inline S hmax(const xsimd::batch<S>& v) {
@@ -599,6 +597,15 @@ inline S hmax(const xsimd::batch<S>& v) {
     }
 }
 
+// ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
+// The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
+// the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
+// The forward row runs its last, partly live batch whole: its lanes at s >= n (the masked future, inside the row
+// of T) take -inf in the max and exp(-1000) = 0 in the sum, and end as the exact 0 they must hold (-1000 is below
+// the least argument whose exp is not 0 in float and in double, and unlike exp(-inf) it keeps xsimd's double exp
+// clear of an out-of-range float -> integer conversion, which UBSan reports). Rows are short (t + 1 live entries),
+// so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went
+// from 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
 template <class S>
 void softmax_causal_row(S* x, int n, int T, S scale) {
     using batch = xsimd::batch<S>;
@@ -675,15 +682,16 @@ void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S dec
 
 // ---------------------------------------------------------------- a · bᵀ through a packed bᵀ
 // out (M,N) [+]= a (M,K) · b (N,K)ᵀ + bias (N); bias may be null.
-// Packs bᵀ (K,N) once (O(NK), against O(MNK) of work) into a scratch buffer that only ever grows, then runs the
-// broadcast-FMA kernel, which needs no horizontal sum per output (the dot-product form it replaced needed one per
-// output, and was the largest single cost of a training step in the first callgrind profile).
+// Packs bᵀ (K,N) in panels (see BView) once (O(NK), against O(MNK) of work) into a scratch buffer that only ever
+// grows, then runs the broadcast-FMA kernel, which needs no horizontal sum per output (the dot-product form it
+// replaced needed one per output, and was the largest single cost of a training step in the first callgrind profile).
 template <class T>
 void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
     thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
     if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
     pack_transposed_panels(packed.data(), b, K, N, K);
-    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), bias, M, N, K, accumulate);  // the bias starts the accumulators
+    // the bias starts the accumulators
+    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), bias, M, N, K, accumulate);
 }
 
 
