@@ -328,7 +328,7 @@ std::string run_benchmarks(bool quick) {
 
     js << "{\"simd\":\"" << simd_arch_name() << "\",\"simd_lanes\":" << simd_lanes() << ",\"peak_gflops\":"
        << peak.gflops << ",\"peak\":{\"loop\":\"" << peak.loop << "\",\"chains\":" << peak.chains
-       << ",\"first_gflops\":" << peaks[winner].gflops << ",\"again_gflops\":" << again
+       << ",\"sweep_gflops\":" << peaks[winner].gflops << ",\"again_gflops\":" << again
        << ",\"counting\":\"a multiply-add is 2 flops\",\"sweep\":[";
     for (std::size_t i = 0; i < peaks.size(); ++i)
         js << (i ? "," : "") << "{\"loop\":\"" << peaks[i].loop << "\",\"chains\":" << peaks[i].chains

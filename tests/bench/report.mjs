@@ -107,7 +107,7 @@ out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak ? `${p
 // the ceiling is the best of that loop's rounds: in the sweep at the start, and again beside each matmul and after
 // the training steps (benchmark.cpp)
 out(row('  that loop: sweep / again later', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
-  ? `${num(p.data.peak.first_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
+  ? `${num(p.data.peak.sweep_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
 for (const loop of ['mul+add', 'fma']) {
   out(row(`  best ${loop} loop`, cols.map((p) => {
     const runs = (p.data?.peak?.sweep ?? []).filter((r) => r.loop === loop);
