@@ -33,8 +33,14 @@ public:
         long calls;
     };
 
-    void enter(const char* label);  // label: a string literal (kept by pointer, compared by content)
-    void leave();
+    // noexcept: in wasm, a call that may throw, made from a function with a cleanup (every function holding a
+    // ProfileLap), goes through one of Emscripten's JS exception trampolines (invoke_vi, invoke_vii), so each lap
+    // made a wasm -> JS -> wasm round trip besides the clock's own call into JS. Without it the profiler's overhead
+    // in the Chromium worker went from 4.1-5.7% to 3.3-4.5% of the step (node scripts/bench_chromium.mjs, runs of
+    // 2026-11-23). enter can fail only on a failed allocation, which then ends the program: only scripts/bench's
+    // profile ever opens a lap.
+    void enter(const char* label) noexcept;  // label: a string literal (kept by pointer, compared by content)
+    void leave() noexcept;                   // a leave without a lap open is ignored
     std::vector<Row> rows() const;       // exclusive times, in first-seen order (depth first)
     double total_seconds() const;        // inclusive time of the top-level laps = the sum of rows()
     void clear();
