@@ -87,6 +87,16 @@ struct BView {
     int ld(int n) const { return panels ? std::min(P, N - n / P * P) : N; }
 };
 
+// The scratch buffer b is packed into, at least n floats: it grows to the largest operand once, and then no step
+// allocates. One per thread and scalar type, shared by matmul_nt, matmul_nn and matmul_nt_causal: none of them
+// calls another, and each packs and reads it within one call.
+template <class T>
+T* packing_buffer(std::size_t n) {
+    thread_local std::vector<T> buf;
+    if (buf.size() < n) buf.resize(n);
+    return buf.data();
+}
+
 // bp (K,N) in panels <- b (K,N) row-major
 template <class T>
 void pack_panels(T* bp, const T* b, int N, int K) {
@@ -124,15 +134,18 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
         n += HW;
     }
 #endif
-    for (; n < N; ++n)  // scalar tail columns
+    for (; n < N; ++n) {  // scalar tail columns
+        const T* bn = b.at(n);
+        const int ldn = b.ld(n);
         for (int r = 0; r < R; ++r) {
             T s = bias ? bias[n] : T(0);
             for (int k = 0; k < K; ++k)
                 s += (ROWS ? strip[std::size_t(r) * lds + k] : strip[std::size_t(k) * lds + r]) *
-                     b.at(n)[std::size_t(k) * b.ld(n)];
+                     bn[std::size_t(k) * ldn];
             T& o = out_rows[std::size_t(r) * ld + n];
             o = accumulate ? o + s : s;
         }
+    }
 }
 
 // rows m .. m+rows-1 (rows <= R) in one block of that height
@@ -245,10 +258,9 @@ template <class T>
 void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
     if (N <= 2 * BView<T>::P)
         return matmul_blocked<T, false>(out, a, K, BView<T>::rows(b, N), nullptr, M, N, K, accumulate);
-    thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
-    if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
-    pack_panels(packed.data(), b, N, K);
-    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), nullptr, M, N, K, accumulate);
+    T* packed = packing_buffer<T>(std::size_t(N) * K);
+    pack_panels(packed, b, N, K);
+    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), nullptr, M, N, K, accumulate);
 }
 
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N). In a weight gradient K is the batch's tokens (1024 for tiny-char), so K is
@@ -296,10 +308,9 @@ constexpr int mm_column_step() {
 template <class S>
 void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
     constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
-    thread_local std::vector<S> packed;  // bᵀ (K,T) in panels; grows to the largest head once
-    if (packed.size() < std::size_t(T) * K) packed.resize(std::size_t(T) * K);
-    pack_transposed_panels(packed.data(), b, ldb, T, K);
-    const BView<S> bt = BView<S>::packed(packed.data(), T, K);
+    S* packed = packing_buffer<S>(std::size_t(T) * K);  // bᵀ (K,T) in panels
+    pack_transposed_panels(packed, b, ldb, T, K);
+    const BView<S> bt = BView<S>::packed(packed, T, K);
     const bool in_place = mm_rows_in_place<S>(T);  // as matmul_nt's (T,T) out: the same path per entry
     for (int m = 0; m < T; m += MR) {
         const int rows = std::min(MR, T - m);
@@ -687,11 +698,10 @@ void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S dec
 // replaced needed one per output, and was the largest single cost of a training step in the first callgrind profile).
 template <class T>
 void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
-    thread_local std::vector<T> packed;  // grows to the largest weight once, then no step allocates
-    if (packed.size() < std::size_t(N) * K) packed.resize(std::size_t(N) * K);
-    pack_transposed_panels(packed.data(), b, K, N, K);
+    T* packed = packing_buffer<T>(std::size_t(N) * K);
+    pack_transposed_panels(packed, b, K, N, K);
     // the bias starts the accumulators
-    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed.data(), N, K), bias, M, N, K, accumulate);
+    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), bias, M, N, K, accumulate);
 }
 
 
