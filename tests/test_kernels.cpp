@@ -326,6 +326,30 @@ TEST_CASE("xsimd causal softmax rows equal the scalar reference for every tail s
     }
 }
 
+TEST_CASE("xsimd causal softmax of a whole head equals its rows one by one, bitwise", "[kernels]") {
+    // softmax_causal runs rows in lock-step groups when the batch width divides T: every T mod each width, and a
+    // scale <= 0, which takes the rows one by one. Above the diagonal the scores hold junk (NaN, inf): unread.
+    auto check = [](auto zero, int T, double scale) {
+        using S = decltype(zero);
+        INFO("T = " << T << " scale " << scale << " (" << sizeof(S) * 8 << " bit)");
+        const auto pre = test::random_vector<S>(std::size_t(T) * T, 140 + T, 4.0);
+        std::vector<S> got = pre, rows = pre, want = pre;
+        for (int t = 0; t < T; ++t)
+            for (int s = t + 1; s < T; ++s) got[std::size_t(t) * T + s] = s % 2 ? S(NAN) : S(INFINITY);
+        softmax_causal(got.data(), T, S(scale));
+        for (int t = 0; t < T; ++t) softmax_causal_row(rows.data() + std::size_t(t) * T, t + 1, T, S(scale));
+        ref::softmax_causal(want.data(), T, S(scale));
+        CHECK(std::memcmp(got.data(), rows.data(), got.size() * sizeof(S)) == 0);
+        CHECK(test::max_abs_diff(got, want) < (sizeof(S) == 4 ? 2e-7 : 1e-15));
+    };
+    for (int T : {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 33, 48, 64, 65}) {
+        check(0.0f, T, 0.25);
+        check(0.0, T, 0.25);
+    }
+    check(0.0f, 64, -0.25);
+    check(0.0f, 64, 0.0);
+}
+
 namespace {
 // a (T,T) lower-triangular operand as the causal softmax leaves att and dpre: random on and below the diagonal,
 // exact zeros above it

@@ -80,6 +80,11 @@ template <class S>
 inline void softmax_causal_row(S* x, int n, int T, S scale) {
     kern::softmax_causal_row(x, n, T, scale);
 }
+// a head's (T,T) scores: row t ← softmax_causal_row(x + t*T, t + 1, T, scale), for scale > 0
+template <class S>
+inline void softmax_causal(S* x, int T, S scale) {
+    kern::softmax_causal(x, T, scale);
+}
 template <class S>
 inline void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     kern::softmax_causal_row_backward(d, att, n, T, scale);

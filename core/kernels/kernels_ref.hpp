@@ -202,6 +202,12 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
     for (int s = n; s < T; ++s) x[s] = 0;
 }
 
+// a head's (T,T) scores, row t with its t + 1 live entries (the causal mask): x[t,:] ← softmax_causal_row
+template <class S>
+void softmax_causal(S* x, int T, S scale) {
+    for (int t = 0; t < T; ++t) softmax_causal_row(x + std::size_t(t) * T, t + 1, T, scale);
+}
+
 // its backward for one row: forward was att = softmax(scale·pre) over s < n; so, with d = d(att) coming in,
 //   d[s] ← scale · att[s] (d[s] − Σ_s' att[s'] d[s'])  for s < n,  and 0 for n <= s < T
 template <class S>

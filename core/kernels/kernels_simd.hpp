@@ -656,6 +656,66 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
     for (; z < T; ++z) x[z] = S(0);
 }
 
+// R rows of a head's (T,T) scores in lock-step, rows t0 .. t0+R-1 (row t has n = t+1 live entries). The caller
+// (softmax_causal) starts a group at a multiple of R, and R divides the batch width W and W divides T, so the
+// group's rows all end in the same batch: the whole batches up to t0 - t0 % W + W, the last partly live (row r:
+// its lanes below t0 + r + 1 - last). Each row is the same operations in the same order as softmax_causal_row, so
+// the same bits; what changes is that R rows' chains (max, exp and sum, the division) overlap, and that a group
+// pays the setup of one row. Measured on a /tmp driver in node (--no-liftoff, best of 100, 2026-11-24), the 64
+// heads of one H = 4 layer: 0.271-0.275 ms row by row, 0.244-0.247 grouped, bitwise the same outputs.
+// The max is taken over the raw scores and then scaled: for scale > 0 rounding is monotonic, so
+// fl(max x · scale) = max fl(x · scale), the max of the scaled row, and the scaled scores need no store.
+template <class S, int R>
+inline void softmax_causal_group(S* x, int t0, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const int last = t0 - t0 % W;  // the last batch, partly live; n_vec = last + W
+    const batch sc(scale), lanes_at = batch::load_aligned(lane_index);
+    batch mx[R], mv[R], acc[R];
+    for (int r = 0; r < R; ++r) mx[r] = batch(S(-INFINITY));
+    for (int s = 0; s < last; s += W)
+        for (int r = 0; r < R; ++r) mx[r] = xsimd::max(mx[r], batch::load_unaligned(x + std::size_t(r) * T + s));
+    for (int r = 0; r < R; ++r) {
+        const auto live = lanes_at < batch(S(t0 + r + 1 - last));
+        mx[r] = xsimd::max(mx[r], xsimd::select(live, batch::load_unaligned(x + std::size_t(r) * T + last),
+                                                batch(S(-INFINITY))));
+        mv[r] = batch(hmax(mx[r]) * scale);
+        acc[r] = batch(S(0));
+    }
+    for (int s = 0; s < last; s += W)
+        for (int r = 0; r < R; ++r) {
+            S* xr = x + std::size_t(r) * T + s;
+            const batch e = exp_batch(batch::load_unaligned(xr) * sc - mv[r]);
+            e.store_unaligned(xr);
+            acc[r] += e;
+        }
+    for (int r = 0; r < R; ++r) {
+        S* xr = x + std::size_t(r) * T + last;
+        const auto live = lanes_at < batch(S(t0 + r + 1 - last));
+        const batch e = exp_batch(xsimd::select(live, batch::load_unaligned(xr) * sc - mv[r], batch(S(-1000))));
+        e.store_unaligned(xr);
+        acc[r] += e;
+    }
+    for (int r = 0; r < R; ++r) {
+        const batch iv(S(1) / xsimd::hadd(acc[r]));
+        S* xr = x + std::size_t(r) * T;
+        for (int s = 0; s <= last; s += W) (batch::load_unaligned(xr + s) * iv).store_unaligned(xr + s);
+        for (int z = last + W; z < T; z += W) batch(S(0)).store_unaligned(xr + z);
+    }
+}
+
+// a head's (T,T) scores: row t ← softmax_causal_row(x + t*T, t + 1, T, scale). When W divides T (and scale > 0,
+// as 1/√hs is), in groups of R = min(4, W) rows (softmax_causal_group); else row by row.
+template <class S>
+void softmax_causal(S* x, int T, S scale) {
+    constexpr int W = static_cast<int>(xsimd::batch<S>::size), R = W < 4 ? W : 4;
+    int t = 0;
+    if (T % W == 0 && scale > S(0))
+        for (; t < T; t += R) softmax_causal_group<S, R>(x + std::size_t(t) * T, t, T, scale);
+    for (; t < T; ++t) softmax_causal_row(x + std::size_t(t) * T, t + 1, T, scale);
+}
+
 template <class S>
 void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     using batch = xsimd::batch<S>;

@@ -187,7 +187,7 @@ void attention_forward(S* y, S* att, const S* q, const S* k, const S* v, int B, 
             lap("q kT");
             matmul_nt_causal(att_bh, q_bh, ld, k_bh, ld, T, hs);  // (T,T) = q kᵀ on s <= t
             lap("softmax+mask");
-            for (int t = 0; t < T; ++t) softmax_causal_row(att_bh + t * T, t + 1, T, scale);  // and the causal mask
+            softmax_causal(att_bh, T, scale);  // row t over s <= t, and the causal mask
             lap("att v");
             matmul_nn_causal(y + head_offset(at, b, h, H, T, hs), att_bh, v_bh, T, hs, ld, false);  // (T,hs) = att v
         }
