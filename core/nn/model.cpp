@@ -334,7 +334,8 @@ void Gpt<S>::project_heads_backward(const BlockParams& w, BlockParams& gw, const
                 reinterpret_backward(dtmp[r], dheads[r], std::size_t(BT) * width);
             else if (heads_at(cfg_) == HeadsAt::heads)  // else attention_backward wrote dtmp[r] itself
                 split_heads_backward(dtmp[r], dheads[r], B, T, n_heads, hs, var.order);
-            linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, width);
+            // the first writes d(ln1) (see zero_activation_grads), the other two add
+            linear_backward(db.ln1, dW[r], dbias[r], dtmp[r], b.ln1, W[r], BT, D, width, r == 0 ? Dinp::write : Dinp::add);
         }
     }
 }
@@ -357,7 +358,7 @@ void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const
                                     int T) {
     const VariantTraits var = cfg_.traits();
     const int D = cfg_.d_model, H = cfg_.n_heads, hs = cfg_.head_dim(), BT = B * T;
-    if (var.has_wo) linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D);
+    if (var.has_wo) linear_backward(db.atty, gw.ow, gw.ob, db.attproj, b.atty, w.ow, BT, D, D, Dinp::write);
     else reinterpret_backward(db.atty, db.attproj, std::size_t(BT) * D);
     if (var.flat_merge)
         reinterpret_backward(db.yh, db.atty, std::size_t(BT) * D);
@@ -448,11 +449,19 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
 }
 
 // ---------------------------------------------------------------- backward
+// whether the first of the three q/k/v projections' backward writes d(ln1) (Dinp::write) instead of adding onto
+// zeros: one (D,D)-shaped projection per role, not per-head or shared ones (project_heads_backward)
+static bool qkv_backward_writes_ln1(const VariantTraits& v) {
+    return !v.per_head_proj && !v.shared_qkv;
+}
+
 // Zeroes the activation gradients that backward accumulates into. Left alone: the att slot (B,H,T,T), which
 // attention_backward uses as scratch and overwrites, the mean/rstd/probs/losses slots, which have no gradient,
 // and the gradients whose first writer writes: qh, kh and vh, or q, k and v when the heads are read in place
 // (attention_backward), and logits, lnf, the residual stream (encoded, res1, res2, attproj, fcproj: one buffer),
-// fch_gelu, fch and ln2 (Dinp::write in backward). At H = 8 the att slot is the largest buffer of all.
+// fch_gelu, fch and ln2 (Dinp::write in backward); atty when W_O's backward writes it, ln1 when the q projection's
+// does (qkv_backward_writes_ln1); yh when the heads are read in place (backward never touches it then). At H = 8
+// the att slot is the largest buffer of all.
 template <class S>
 void Gpt<S>::zero_activation_grads(int B, int T) {
     const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model;
@@ -461,9 +470,13 @@ void Gpt<S>::zero_activation_grads(int B, int T) {
         if (p) std::fill(p, p + n, S(0));
     };
     Acts& d = dacts_;
+    const VariantTraits var = cfg_.traits();
     const bool heads_in_place = heads_at(cfg_) == HeadsAt::tokens;
     for (BlockActs& b : d.blocks) {
-        zero(b.ln1, BT * D), zero(b.yh, BT * D), zero(b.atty, BT * D), zero(b.xh, BT * D);
+        if (!qkv_backward_writes_ln1(var)) zero(b.ln1, BT * D);
+        if (!heads_in_place) zero(b.yh, BT * D);
+        if (!var.has_wo) zero(b.atty, BT * D);
+        zero(b.xh, BT * D);
         if (!heads_in_place)  // else attention_backward writes q, k, v first, as it writes qh, kh, vh otherwise
             zero(b.q, BT * D), zero(b.k, BT * Dkv), zero(b.v, BT * Dkv);
     }
