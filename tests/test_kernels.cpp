@@ -276,6 +276,25 @@ TEST_CASE("the batch exp is libm's exp within 2 ulp, and 0, inf and NaN where xs
     }
     CHECK(checked > 12000);
 }
+
+TEST_CASE("the batch exp without its upper bound is the same bits for arguments <= 0 and NaN", "[kernels]") {
+    // exp_batch<float, false>, for the softmax's x − max
+    using batch = xsimd::batch<float>;
+    constexpr int W = static_cast<int>(batch::size);
+    std::vector<float> xs;
+    for (double x = -100.0; x <= 0.0; x += 0.0071) xs.push_back(float(x));
+    for (float x : {0.0f, -0.0f, -1e-30f, -87.33f, -88.0f, -88.37f, -88.38f, -1000.0f, -3e38f, -INFINITY, NAN})
+        xs.push_back(x);
+    while (xs.size() % W) xs.push_back(NAN);
+    for (std::size_t i = 0; i < xs.size(); i += W) {
+        const batch x = batch::load_unaligned(xs.data() + i);
+        alignas(64) float bounded[W], lower_only[W];
+        simd::exp_batch(x).store_aligned(bounded);
+        simd::exp_batch<float, false>(x).store_aligned(lower_only);
+        INFO("x from " << xs[i]);
+        CHECK(std::memcmp(bounded, lower_only, sizeof bounded) == 0);
+    }
+}
 #endif
 
 TEST_CASE("xsimd softmax exponentials equal the scalar reference for every tail size", "[kernels]") {
