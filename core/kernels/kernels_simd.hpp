@@ -420,12 +420,14 @@ template <class T>
 inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
                        xsimd::batch<T>& one_minus_s) {
     using batch = xsimd::batch<T>;
-    const batch k(T(0.7978845608028654)), c(T(0.044715)), one(T(1)), half(T(0.5));
-    const batch u = k * xsimd::fma(c * x, x2, x);
+    // u = x (k + k·c x²) and s, 1 − s = 0.5 ± 0.5 tanh u: two multiplies and an add fewer per batch than the
+    // formula as written (k (x + c x·x²), two fmas for s and 1 − s); GELU 4-6% faster on a /tmp driver in node
+    const batch k(T(0.7978845608028654)), kc(T(0.7978845608028654 * 0.044715)), one(T(1)), half(T(0.5));
+    const batch u = x * xsimd::fma(kc, x2, k);
     if (xsimd::all(xsimd::abs(u) < batch(T(0.625)))) {  // xsimd::tanh's polynomial range (5/8)
-        const batch th = tanh_small(u);
-        s = xsimd::fma(half, th, half);
-        one_minus_s = half - half * th;
+        const batch h = half * tanh_small(u);
+        s = half + h;
+        one_minus_s = half - h;
         return;
     }
     // −2u clamped to ±1000, beyond which exp is 0 or inf anyway: xsimd's double exp converts its argument's
@@ -455,8 +457,9 @@ template <class T>
 inline xsimd::batch<T> gelu_grad(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, const xsimd::batch<T>& s,
                                  const xsimd::batch<T>& one_minus_s) {
     using batch = xsimd::batch<T>;
-    const batch two_k(T(2 * 0.7978845608028654)), c3(T(3 * 0.044715)), one(T(1));
-    return s * xsimd::fma(two_k * x * xsimd::fma(c3, x2, one), one_minus_s, one);
+    // 2 k x (1 + 3c x²) as x (2k + 2k·3c x²), one multiply fewer
+    const batch two_k(T(2 * 0.7978845608028654)), two_k_c3(T(2 * 0.7978845608028654 * 3 * 0.044715)), one(T(1));
+    return s * xsimd::fma(x * xsimd::fma(two_k_c3, x2, two_k), one_minus_s, one);
 }
 
 // twins of ref::gelu_forward_keep_grad and ref::gelu_backward_saved: the forward writes gelu and gelu' from one
