@@ -203,8 +203,9 @@ TEST_CASE("the build reports the SIMD instruction set it compiled for", "[kernel
 }
 
 TEST_CASE("xsimd LayerNorm forward and backward equal the scalar reference for every tail size", "[kernels]") {
+    // N = 9: two lock-step groups of four rows (where the batch width divides C) and a row alone
     for (int C : {1, 3, 4, 7, 8, 9, 16, 17, 64, 65}) {
-        const int N = 3;
+        const int N = 9;
         const auto x = test::random_vector<float>(N * C, 90 + C, 2.0), w = test::random_vector<float>(C, 91 + C),
                    b = test::random_vector<float>(C, 92 + C), dy = test::random_vector<float>(N * C, 93 + C);
         std::vector<float> o1(N * C), o2(N * C), m1(N), m2(N), r1(N), r2(N);
@@ -225,6 +226,31 @@ TEST_CASE("xsimd LayerNorm forward and backward equal the scalar reference for e
         }
     }
 }
+
+#if defined(MHA_HAVE_SIMD)
+TEST_CASE("xsimd LayerNorm forward in lock-step groups equals its rows one by one, bitwise", "[kernels]") {
+    // layernorm_forward takes four rows at a time where the batch width divides C, the leftover rows one by one
+    auto check = [](auto zero, int N, int C) {
+        using S = decltype(zero);
+        INFO("N = " << N << ", C = " << C << " (" << sizeof(S) * 8 << " bit)");
+        const auto x = test::random_vector<S>(std::size_t(N) * C, 150 + C, 3.0),
+                   w = test::random_vector<S>(C, 151 + C), b = test::random_vector<S>(C, 152 + C);
+        std::vector<S> o1(std::size_t(N) * C), o2 = o1, m1(N), m2 = m1, r1(N), r2 = r1;
+        layernorm_forward(o1.data(), m1.data(), r1.data(), x.data(), w.data(), b.data(), N, C);
+        for (int n = 0; n < N; ++n)
+            simd::layernorm_forward_row(o2.data() + std::size_t(n) * C, &m2[n], &r2[n], x.data() + std::size_t(n) * C,
+                                        w.data(), b.data(), C);
+        CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * sizeof(S)) == 0);
+        CHECK(std::memcmp(m1.data(), m2.data(), m1.size() * sizeof(S)) == 0);
+        CHECK(std::memcmp(r1.data(), r2.data(), r1.size() * sizeof(S)) == 0);
+    };
+    for (int C : {4, 8, 16, 17, 32, 48, 64, 96})  // 48, 96: 1/C inexact, so / C and * (1/C) differ
+        for (int N : {1, 4, 7, 8, 13}) {
+            check(0.0f, N, C);
+            check(0.0, N, C);
+        }
+}
+#endif
 
 TEST_CASE("xsimd AdamW equals the scalar reference for every tail size", "[kernels]") {
     for (int n : {1, 3, 4, 5, 8, 9, 17, 100}) {
