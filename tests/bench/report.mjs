@@ -41,7 +41,7 @@ const TARGET_MATMUL_SHARE = 0.5;     // each matmul shape at >= 50% of that plat
 
 // ---------------------------------------------------------------- formatting
 const LABEL = 40;
-const CELL = 17;
+const CELL = 19;
 const dash = '—';
 const pad = (s, n) => (s.length >= n ? `${s.slice(0, n - 1)} ` : s + ' '.repeat(n - s.length));
 const row = (label, cells) => pad(label, LABEL) + cells.map((c) => pad(c, CELL)).join('').trimEnd();
@@ -103,17 +103,21 @@ const cols = PLATFORMS.filter((p) => p.key !== 'native' || p.data);
 out(row('', cols.map((p) => p.title)));
 // the ceiling: the best of independent-chain loops (core/app/benchmark.cpp), and which loop gave it
 out(row('peak GFLOP/s, 1 core (measured)', cols.map((p) => (p.data?.peak_gflops ? num(p.data.peak_gflops) : dash))));
-out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak ? `${p.data.peak.loop} (${p.data.peak.chains})` : dash))));
+// chains: K (K multiply and K add chains for mul+add), or KM:KA for mul+add with one operand ("1op" in the table)
+const chains = (l) => (l.add_chains ? `${l.chains}:${l.add_chains}` : `${l.chains}`);
+const loopName = (l) => l.loop.replace('mul+add, one operand', 'mul+add 1op');
+out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak
+  ? `${loopName(p.data.peak)} (${chains(p.data.peak)})` : dash))));
 // the ceiling is the best of that loop's rounds: in the sweep at the start, and again beside each matmul and after
 // the training steps (benchmark.cpp)
 out(row('  that loop: sweep / again later', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
   ? `${num(p.data.peak.sweep_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
-for (const loop of ['mul+add', 'fma']) {
-  out(row(`  best ${loop} loop`, cols.map((p) => {
+for (const [loop, label] of [['mul+add', 'mul+add'], ['mul+add, one operand', 'mul+add 1op'], ['fma', 'fma']]) {
+  out(row(`  best ${label} loop`, cols.map((p) => {
     const runs = (p.data?.peak?.sweep ?? []).filter((r) => r.loop === loop);
     if (!runs.length) return dash;
     const best = runs.reduce((a, b) => (b.gflops > a.gflops ? b : a));
-    return `${num(best.gflops)} (${best.chains})`;
+    return `${num(best.gflops)} (${chains(best)})`;
   })));
 }
 
