@@ -167,14 +167,21 @@ function showPanels(layout = state) {
   document.documentElement.dataset.hide = layout.hide.join(' ');
 }
 
-// the URL hash follows the settings (replaceState: no history entry per keystroke), at most once per frame
+// the URL hash follows the settings (replaceState: no history entry per keystroke), at most once per frame.
+// hashSynced is the hash the settings were last read from or written to. A hash that differs from it when the frame
+// comes was navigated to (a link, a course page, the address bar) and its hashchange has not run yet: writing the
+// settings then would replace the new hash with the old settings before they are read (seen in a browser test that
+// set the hash right after typing in a box), so the frame leaves it for the hashchange handler.
 let saving = 0;
+let hashSynced = '';
 function save() {
   if (saving) return;
   saving = requestAnimationFrame(() => {
     saving = 0;
+    if (location.hash !== hashSynced) return;
     const hash = writeHash(state);
     if (location.hash !== hash && !(hash === '#' && !location.hash)) history.replaceState(null, '', hash === '#' ? location.pathname + location.search : hash);
+    hashSynced = location.hash;
   });
 }
 
@@ -215,6 +222,7 @@ function bindControls() {
   ui.noticeClose.addEventListener('click', () => { ui.notice.hidden = true; });
   // a link pasted into this tab, or the hash edited by hand
   window.addEventListener('hashchange', () => {
+    hashSynced = location.hash;
     const { state: s, rejected } = readHash(location.hash, location.search);
     for (const key of Object.keys(state)) delete state[key];
     Object.assign(state, s);
@@ -331,6 +339,7 @@ async function start() {
   // the settings' bounds, lists and defaults are partly the core's: the URL is read once they are known
   completeProps(constants());
   const parsed = readHash(location.hash, location.search);
+  hashSynced = location.hash;
   state = parsed.state;
   showBounds();
   showState();
