@@ -44,6 +44,8 @@ const buttons = (p, prefix) => p.evaluate((prefix) => {
   const b = (id) => document.getElementById(`${prefix}-${id}`);
   return { pause: b('pause') ? { disabled: b('pause').disabled, text: b('pause').textContent } : null, stop: b('stop').disabled };
 }, prefix);
+// resolves after the page's next animation frame, so after what an input scheduled for it (main.js scheduleRender)
+const afterNextFrame = (p) => p.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
 const statusIs = (p, id, state) => p.waitForFunction(([id, state]) => document.getElementById(id).dataset.state === state, [id, state]);
 
 test('heads: setting up, training, paused, restarting after a killed worker, done — each with its line and buttons', async () => {
@@ -143,6 +145,8 @@ test('rejected inputs are sentences in the user\'s terms, next to the control, o
     for (const [H, sentence] of [['-3', 'H must be a whole number from 1 to 64.'], ['2.5', 'H must be a whole number from 1 to 64.'],
       ['3', /^D = 8 is not divisible by H = 3: .*The nearest H that divide D are 2 and 4 \(every H that does, up to 64: 1, 2, 4, 8\)\.$/]]) {
       await p.fill('#in-H', H);
+      // the page draws in the next frame; until then the box before's sentence is still up (-3 and 2.5 share one)
+      await afterNextFrame(p);
       await p.waitForFunction(() => !document.getElementById('sizes-error').hidden);
       const text = await p.textContent('#sizes-error');
       if (typeof sentence === 'string') assert.equal(text, sentence);
