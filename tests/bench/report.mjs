@@ -112,8 +112,8 @@ out(row('  the loop that gave it (chains)', cols.map((p) => (p.data?.peak
 // the training steps (benchmark.cpp)
 out(row('  that loop: sweep / again later', cols.map((p) => (Number.isFinite(p.data?.peak?.again_gflops)
   ? `${num(p.data.peak.sweep_gflops)} / ${num(p.data.peak.again_gflops)}` : dash))));
-for (const [loop, label] of [['mul+add', 'mul+add'], ['mul+add, one operand', 'mul+add 1op'], ['fma', 'fma']]) {
-  out(row(`  best ${label} loop`, cols.map((p) => {
+for (const loop of ['mul+add', 'mul+add, one operand', 'fma']) {
+  out(row(`  best ${loopName({ loop })} loop`, cols.map((p) => {
     const runs = (p.data?.peak?.sweep ?? []).filter((r) => r.loop === loop);
     if (!runs.length) return dash;
     const best = runs.reduce((a, b) => (b.gflops > a.gflops ? b : a));
