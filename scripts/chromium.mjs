@@ -60,6 +60,16 @@ export function watchPage(page, record) {
 }
 
 /**
+ * Resolves after a page's next two animation frames: after what an input or a resize scheduled for a frame (a
+ * render, a ResizeObserver's redraw) has run.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<void>}
+ */
+export function afterNextFrame(page) {
+  return page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+}
+
+/**
  * How many pixels of a canvas are not fully transparent: a chart or heatmap that drew nothing counts about 0.
  * @param {import('playwright-core').Locator} canvas
  * @returns {Promise<number>}

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterNextFrame } from '../../scripts/chromium.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -70,7 +71,7 @@ async function scrollThrough(p) {
 
 async function settle(p, ms = 400) {
   // two frames for ResizeObservers and the views they redraw, then a little time for charts that redraw later
-  await p.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await afterNextFrame(p);
   await p.waitForTimeout(ms);
 }
 

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canMove } from '../../web/js/run_state.js';
+import { afterNextFrame } from '../../scripts/chromium.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -44,8 +45,6 @@ const buttons = (p, prefix) => p.evaluate((prefix) => {
   const b = (id) => document.getElementById(`${prefix}-${id}`);
   return { pause: b('pause') ? { disabled: b('pause').disabled, text: b('pause').textContent } : null, stop: b('stop').disabled };
 }, prefix);
-// resolves after the page's next animation frame, so after what an input scheduled for it (main.js scheduleRender)
-const afterNextFrame = (p) => p.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
 const statusIs = (p, id, state) => p.waitForFunction(([id, state]) => document.getElementById(id).dataset.state === state, [id, state]);
 
 test('heads: setting up, training, paused, restarting after a killed worker, done — each with its line and buttons', async () => {
