@@ -92,6 +92,45 @@ TEST_CASE("the a^T b matmul walks long K in chunks: a chunk boundary anywhere, b
 }
 
 
+TEST_CASE("a Linear's dweight and dbias in one call: matmul_tn's product and the column sum, bit for bit",
+          "[kernels]") {
+    // matmul_tn_colsum copies a's rows through a strip in wasm (summing them on the way) and reads them in place
+    // elsewhere: either way the product must be matmul_tn's and the sum ref::column_sum_add's, to the bit (the same
+    // multiply-adds and additions in the same order). M covers a last row block of every height, K chunk
+    // boundaries and the empty sum; a null colsum asks for the product alone.
+    for (int K : {0, 1, 5, 127, 128, 129, 300})
+        for (int M : {1, 3, 4, 5, 8, 13, 64})
+            for (int N : {3, 8, 17, 64})
+                for (bool accumulate : {false, true}) {
+                    const auto at = test::random_vector<float>(std::size_t(K) * M, 7100 + K + M);  // (K,M)
+                    const auto b = test::random_vector<float>(std::size_t(K) * N, 8100 + K + N);   // (K,N)
+                    const auto init = test::random_vector<float>(std::size_t(M) * N, 9100 + M * N);
+                    const auto sum0 = test::random_vector<float>(M, 9900 + M);
+                    std::vector<float> want = init, got = init, want_sum = sum0, got_sum = sum0;
+                    matmul_tn(want.data(), at.data(), b.data(), M, N, K, accumulate);
+                    ref::column_sum_add(want_sum.data(), at.data(), K, M);
+                    matmul_tn_colsum(got.data(), got_sum.data(), at.data(), b.data(), M, N, K, accumulate);
+                    INFO("M=" << M << " N=" << N << " K=" << K << " accumulate=" << accumulate);
+                    REQUIRE(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+                    REQUIRE(std::memcmp(got_sum.data(), want_sum.data(), want_sum.size() * sizeof(float)) == 0);
+                    got = init;
+                    matmul_tn_colsum(got.data(), static_cast<float*>(nullptr), at.data(), b.data(), M, N, K,
+                                     accumulate);
+                    REQUIRE(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+                }
+    // and the sum is the column sums themselves (not only its twin's): a with a[k,m] = m + 1 sums to K (m + 1)
+    const int K = 300, M = 6, N = 4;
+    std::vector<float> a(std::size_t(K) * M), b(std::size_t(K) * N, 1.0f), out(M * N), sum(M, 0.5f);
+    for (int k = 0; k < K; ++k)
+        for (int m = 0; m < M; ++m) a[std::size_t(k) * M + m] = float(m + 1);
+    matmul_tn_colsum(out.data(), sum.data(), a.data(), b.data(), M, N, K, false);
+    for (int m = 0; m < M; ++m) {
+        CHECK(sum[m] == 0.5f + float(K * (m + 1)));
+        CHECK(out[m * N] == float(K * (m + 1)));
+    }
+}
+
+
 TEST_CASE("a wide b packed in panels: every width of the last panel, and the tiny-char shapes", "[kernels]") {
     // matmul_nt always packs bᵀ in panels of one register block's width (8, 16 or 32 columns: wasm, AVX2,
     // AVX-512), and matmul_nn packs a b wider than two panels. These widths leave a last panel of every width the

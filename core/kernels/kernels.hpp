@@ -27,6 +27,20 @@ template <class T>
 inline void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
     kern::matmul_tn(out, a, b, M, N, K, accumulate);
 }
+// the same, and colsum (M) += Σ_k a[k,:] when colsum is not null: a Linear's dweight and dbias from its dout;
+// tn_colsum_one_pass says whether this build does both in one pass over a (else the product, then the sum)
+template <class T>
+constexpr bool tn_colsum_one_pass() {
+    return kern::tn_colsum_one_pass<T>();
+}
+template <class T>
+inline void matmul_tn_colsum(T* out, T* colsum, const T* a, const T* b, int M, int N, int K, bool accumulate) {
+    kern::matmul_tn_colsum(out, colsum, a, b, M, N, K, accumulate);
+}
+template <class T>
+inline void column_sum_add(T* colsum, const T* a, int K, int M) {
+    ref::column_sum_add(colsum, a, K, M);
+}
 
 // causal attention's products on their lower triangles (see ref::matmul_*_causal): out (T,T) = a (T,K) · b (T,K)ᵀ
 // for s <= t; out (T,N) [+]= a (T,T) · b (T,N) and a (T,T)ᵀ · b (T,N) with a zero above the diagonal. The (T,K)

@@ -50,6 +50,24 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
         }
 }
 
+// colsum (M) += Σ_k a[k,:] for a (K,M), k in order (a Linear's dbias from dout)
+template <class T>
+void column_sum_add(T* colsum, const T* a, int K, int M) {
+    for (int k = 0; k < K; ++k)
+        for (int m = 0; m < M; ++m) colsum[m] += a[std::size_t(k) * M + m];
+}
+
+// matmul_tn, and colsum (M) += Σ_k a[k,:] when colsum is not null (dweight and dbias of a Linear in one call)
+template <class T>
+constexpr bool tn_colsum_one_pass() {
+    return false;  // two passes over a
+}
+template <class T>
+void matmul_tn_colsum(T* out, T* colsum, const T* a, const T* b, int M, int N, int K, bool accumulate) {
+    matmul_tn(out, a, b, M, N, K, accumulate);
+    if (colsum) column_sum_add(colsum, a, K, M);
+}
+
 // The products of causal attention, on their lower triangles only (rows t, columns s <= t).
 // The (T,K) and (T,N) operands may be rows of a wider buffer: lda, ldb, ld are their row strides.
 // out (T,T): out[t,s] = Σ_k a[t,k] b[s,k] for s <= t (q kᵀ, dy vᵀ); entries above the diagonal are not written

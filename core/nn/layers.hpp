@@ -65,12 +65,15 @@ void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
                      int OC, Dinp mode = Dinp::add) {
     ProfileLap lap("dinp");
     if (dinp) matmul_nn(dinp, dout, weight, N, C, OC, mode == Dinp::add);
+    if (dbias && tn_colsum_one_pass<S>()) {  // both in one pass over dout (wasm: kernels_simd.hpp matmul_tn_colsum)
+        lap("dweight+dbias");
+        matmul_tn_colsum(dweight, dbias, dout, inp, OC, C, N, true);
+        return;
+    }
     lap("dweight");
     matmul_tn(dweight, dout, inp, OC, C, N, true);
     lap("dbias");
-    if (dbias)
-        for (int n = 0; n < N; ++n)
-            for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];
+    if (dbias) column_sum_add(dbias, dout, N, OC);
 }
 
 // ---------------------------------------------------------------- GELU, tanh form

@@ -230,7 +230,8 @@ if (profiled.length) {
   })));
   // the same, grouped by op kind over forward and backward: what a kernel engineer asks first
   const KINDS = [
-    ['weight matmuls (fwd, dinp, dweight)', (op) => /\/(matmul|dinp|dweight)$/.test(op)],
+    // dweight+dbias: where the build sums a Linear's dbias in its dweight's pass over dout (wasm)
+    ['weight matmuls (fwd, dinp, dweight)', (op) => /\/(matmul|dinp|dweight|dweight\+dbias)$/.test(op)],
     ['attention core, all heads', (op) => /\/attention\//.test(op)],
     ['layernorm', (op) => op.endsWith('/layernorm')],
     ['gelu', (op) => op.endsWith('/gelu')],
@@ -246,6 +247,8 @@ if (profiled.length) {
       return cell(p, { ms: total });
     })));
   }
+  if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith('/dweight+dbias'))))
+    out('  (dweight+dbias: the bias sum rides on the dweight pass over dout, so its time is in the weight matmuls)');
   out();
 }
 
