@@ -4,6 +4,7 @@
 // for every tail size.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -405,7 +406,46 @@ void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
     }
 }
 
+// ---------------------------------------------------------------- a kernel's constants as batches
+// What a kernel's batches of constants (ExpConstants, GeluConstants) are made from, once per kernel call: in wasm
+// a writable copy of the values, which the compiler cannot fold into v128.const; natively the constexpr values,
+// which fold as literals. V8 builds a v128.const again at each use inside a loop (movq r10,imm64; vmovq;
+// vpunpcklqdq, seen with node --print-wasm-code), where a splat made before the loop stays in a register or is
+// reloaded from its spill slot. GELU's small path had eleven such constants per batch: in the Chromium worker the
+// forward GELU of an H = 4 step went from 1.15-1.29 to 0.74-0.85 ms (three alternating runs of
+// scripts/bench_chromium.mjs, 2026-11-26; in node 20's older V8 the /tmp driver gained 5%), bit for bit the same.
+template <class Values>
+const auto& constants_for_batches() {
+#if defined(__EMSCRIPTEN__)
+    static auto table = Values::values;  // constant-initialised and never written, but not const
+    return table;
+#else
+    return Values::values;
+#endif
+}
+
 // ---------------------------------------------------------------- e^x of a batch, for the softmax rows and GELU
+// exp_batch's constants for float, as batches (see constants_for_batches); doubles take xsimd::exp and need none
+template <class T>
+struct ExpConstants {};
+template <>
+struct ExpConstants<float> {
+    struct Values {
+        // 1.5·2^23; 1/ln 2; ln 2 in two parts (xsimd's log_2hi, log_2lo); the polynomial; 1; exp's bounds; inf
+        static constexpr std::array<float, 12> values = {12582912.0f,     1.44269504088896341f, 0.693359375f,
+                                                         -2.12194440e-4f, 1.3997796e-03f,       8.3955629e-03f,
+                                                         4.1665401e-02f,  1.6666277e-01f,       5.0000000e-01f,
+                                                         1.0f,            88.3762626647949f,    INFINITY};
+    };
+    using batch = xsimd::batch<float>;
+    using ibatch = xsimd::batch<int32_t, batch::arch_type>;
+    const std::array<float, 12>& v = constants_for_batches<Values>();
+    batch magic = batch(v[0]), log2e = batch(v[1]), ln2_hi = batch(v[2]), ln2_lo = batch(v[3]);
+    batch p0 = batch(v[4]), p1 = batch(v[5]), p2 = batch(v[6]), p3 = batch(v[7]), p4 = batch(v[8]);
+    batch one = batch(v[9]), upper = batch(v[10]), lower = -upper, infinity = batch(v[11]);
+    ibatch exponent_bias = xsimd::bitwise_cast<ibatch>(one);  // 1.0f's bits are 127 << 23
+};
+
 // xsimd::exp's own reduction and polynomial for float (Cephes expf: x = k ln2 + r, |r| <= ln2/2, e^r = 1 + r +
 // r² p(r)) and its bounds (0 at or below -88.38, +inf at or above 88.38; NaN stays NaN through the product), in
 // fewer instructions: k rounded by adding 1.5·2^23 (which leaves k in the sum's low bits) instead of SSE2's emulated
@@ -416,57 +456,52 @@ void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
 // The softmax rows, whose arguments x − max are never positive, pass UPPER = false and skip the upper bound's
 // compare and select: for x <= 0 and NaN the result is the same bits.
 template <class T, bool UPPER = true>
-inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x) {
+inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x, const ExpConstants<T>& c) {
     using batch = xsimd::batch<T>;
     if constexpr (!std::is_same<T, float>::value) {
         return xsimd::exp(x);
     } else {
-        using ibatch = xsimd::batch<int32_t, typename batch::arch_type>;
-        const batch magic(12582912.0f);  // 1.5 * 2^23: t = x/ln2 + magic rounds x/ln2 to an integer in t's low bits
-        const batch t = xsimd::fma(x, batch(1.44269504088896341f), magic);  // for |x/ln2| < 2^22
-        const batch k = t - magic;
-        batch r = xsimd::fnma(k, batch(0.693359375f), x);  // ln 2 in two parts, xsimd's log_2hi and log_2lo
-        r = xsimd::fnma(k, batch(-2.12194440e-4f), r);
-        batch y = xsimd::fma(batch(1.3997796e-03f), r, batch(8.3955629e-03f));
-        y = xsimd::fma(y, r, batch(4.1665401e-02f));
-        y = xsimd::fma(y, r, batch(1.6666277e-01f));
-        y = xsimd::fma(y, r, batch(5.0000000e-01f));
-        const batch p = xsimd::fma(y, r * r, r) + batch(1.0f);
+        using ibatch = typename ExpConstants<T>::ibatch;
+        const batch t = xsimd::fma(x, c.log2e, c.magic);  // x/ln2 + 1.5·2^23: k in t's low bits, for |x/ln2| < 2^22
+        const batch k = t - c.magic;
+        batch r = xsimd::fnma(k, c.ln2_hi, x);
+        r = xsimd::fnma(k, c.ln2_lo, r);
+        batch y = xsimd::fma(c.p0, r, c.p1);
+        y = xsimd::fma(y, r, c.p2);
+        y = xsimd::fma(y, r, c.p3);
+        y = xsimd::fma(y, r, c.p4);
+        const batch p = xsimd::fma(y, r * r, r) + c.one;
         // t's low 9 bits are k mod 512, so (bits << 23) + (127 << 23) is the float 2^k for k in [-126, 127],
         // 0 for k = -127 and +inf for k = 128 (as xsimd's ldexp gives)
-        const ibatch kbits = (xsimd::bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
-        const batch e = xsimd::select(x <= batch(-88.3762626647949f), batch(0.0f),
-                                      p * xsimd::bitwise_cast<batch>(kbits));
+        const ibatch kbits = (xsimd::bitwise_cast<ibatch>(t) << 23) + c.exponent_bias;
+        const batch e = xsimd::select(x <= c.lower, batch(0.0f), p * xsimd::bitwise_cast<batch>(kbits));
         if constexpr (!UPPER) return e;
-        return xsimd::select(x >= batch(88.3762626647949f), batch(INFINITY), e);
+        return xsimd::select(x >= c.upper, c.infinity, e);
     }
 }
 
-// The constants of GELU's small path (gelu_sigma, tanh_small, gelu_grad), as batches made once per kernel call.
-// In wasm their values are read from a writable table, which the compiler cannot fold into v128.const: V8 keeps a
-// splat made before the loop in a register (or spills it, one reload), but builds a v128.const again at each use
-// inside the loop, three machine instructions (movq r10,imm64; vmovq; vpunpcklqdq; seen with node
-// --print-wasm-code). Measured on a /tmp driver in node (--no-liftoff, gelu_forward_keep_grad on 262144 floats
-// of sd 0.1, best of 300): 5.17 -> 4.6 ns per batch, bitwise the same outputs. Natively the values are
-// constexpr and fold as literals would.
+// the same with its constants made here, for a call outside a loop
+template <class T, bool UPPER = true>
+inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x) {
+    return exp_batch<T, UPPER>(x, ExpConstants<T>());
+}
+
+// GELU's small path's constants (gelu_sigma, tanh_small, gelu_grad), as batches (see constants_for_batches)
 template <class T>
 struct GeluConstants {
-    // k = sqrt(2/pi), c = 0.044715; tanh's odd polynomial (Cephes tanhf's coefficients, float only)
-    static constexpr T values[12] = {T(0.7978845608028654), T(0.7978845608028654 * 0.044715), T(1), T(0.5),
-                                     T(0.625), T(-0.00570498873f), T(0.020639088f), T(-0.0537397154f),
-                                     T(0.133314416f), T(-0.333332807f), T(2 * 0.7978845608028654),
-                                     T(2 * 0.7978845608028654 * 3 * 0.044715)};
-#if defined(__EMSCRIPTEN__)
-    static inline T table[12] = {values[0], values[1], values[2],  values[3], values[4],  values[5],
-                                 values[6], values[7], values[8],  values[9], values[10], values[11]};  // never written
-#else
-    static constexpr const T* table = values;
-#endif
+    struct Values {
+        // k = sqrt(2/pi), c = 0.044715; 1, 1/2; tanh's polynomial range (5/8) and its odd polynomial (Cephes
+        // tanhf's coefficients, used for float only); 2k and 2k·3c for gelu'
+        static constexpr std::array<T, 12> values = {
+            T(0.7978845608028654), T(0.7978845608028654 * 0.044715), T(1), T(0.5), T(0.625), T(-0.00570498873f),
+            T(0.020639088f), T(-0.0537397154f), T(0.133314416f), T(-0.333332807f), T(2 * 0.7978845608028654),
+            T(2 * 0.7978845608028654 * 3 * 0.044715)};
+    };
     using batch = xsimd::batch<T>;
-    batch k = batch(table[0]), kc = batch(table[1]), one = batch(table[2]), half = batch(table[3]);
-    batch small = batch(table[4]);  // xsimd::tanh's polynomial range (5/8)
-    batch t0 = batch(table[5]), t1 = batch(table[6]), t2 = batch(table[7]), t3 = batch(table[8]), t4 = batch(table[9]);
-    batch two_k = batch(table[10]), two_k_c3 = batch(table[11]);
+    const std::array<T, 12>& v = constants_for_batches<Values>();
+    batch k = batch(v[0]), kc = batch(v[1]), one = batch(v[2]), half = batch(v[3]), small = batch(v[4]);
+    batch t0 = batch(v[5]), t1 = batch(v[6]), t2 = batch(v[7]), t3 = batch(v[8]), t4 = batch(v[9]);
+    batch two_k = batch(v[10]), two_k_c3 = batch(v[11]);
 };
 
 // tanh u for |u| < 5/8 in every lane: for float, the odd polynomial xsimd::tanh evaluates there (Cephes tanhf,
@@ -719,9 +754,10 @@ S exp_shift_sum(S* x, int n, S shift) {
     constexpr int W = static_cast<int>(batch::size);
     const int n_vec = n - n % W;
     const batch sh(shift);
+    const ExpConstants<S> c;
     batch acc(S(0));
     for (int i = 0; i < n_vec; i += W) {
-        const batch e = exp_batch(batch::load_unaligned(x + i) - sh);
+        const batch e = exp_batch(batch::load_unaligned(x + i) - sh, c);
         e.store_unaligned(x + i);
         acc += e;
     }
@@ -755,7 +791,7 @@ inline S hmax(const xsimd::batch<S>& v) {
 // so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went
 // from 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
 template <class S>
-void softmax_causal_row(S* x, int n, int T, S scale) {
+void softmax_causal_row(S* x, int n, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
     alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -780,7 +816,7 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
     for (int s = 0; s < n_vec; s += W) {
         batch a = batch::load_unaligned(x + s) - mv;
         if (s + W > n) a = xsimd::select(live, a, batch(S(-1000)));
-        const batch e = exp_batch<S, false>(a);  // x − max <= 0
+        const batch e = exp_batch<S, false>(a, c);  // x − max <= 0
         e.store_unaligned(x + s);
         acc += e;
     }
@@ -791,6 +827,10 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
     int z = std::max(n, n_vec);
     for (; z + W <= T; z += W) batch(S(0)).store_unaligned(x + z);
     for (; z < T; ++z) x[z] = S(0);
+}
+template <class S>
+void softmax_causal_row(S* x, int n, int T, S scale) {
+    softmax_causal_row(x, n, T, scale, ExpConstants<S>());
 }
 
 // R rows of a head's (T,T) scores in lock-step, rows t0 .. t0+R-1 (row t has n = t+1 live entries). The caller
@@ -803,7 +843,7 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
 // The max is taken over the raw scores and then scaled: for scale > 0 rounding is monotonic, so
 // fl(max x · scale) = max fl(x · scale), the max of the scaled row, and the scaled scores need no store.
 template <class S, int R>
-inline void softmax_causal_group(S* x, int t0, int T, S scale) {
+inline void softmax_causal_group(S* x, int t0, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
     alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -823,14 +863,15 @@ inline void softmax_causal_group(S* x, int t0, int T, S scale) {
     for (int s = 0; s < last; s += W)
         for (int r = 0; r < R; ++r) {
             S* xr = x + std::size_t(r) * T + s;
-            const batch e = exp_batch<S, false>(batch::load_unaligned(xr) * sc - mv[r]);  // <= 0
+            const batch e = exp_batch<S, false>(batch::load_unaligned(xr) * sc - mv[r], c);  // <= 0
             e.store_unaligned(xr);
             acc[r] += e;
         }
     for (int r = 0; r < R; ++r) {
         S* xr = x + std::size_t(r) * T + last;
         const auto live = lanes_at < batch(S(t0 + r + 1 - last));
-        const batch e = exp_batch<S, false>(xsimd::select(live, batch::load_unaligned(xr) * sc - mv[r], batch(S(-1000))));
+        const batch e =
+            exp_batch<S, false>(xsimd::select(live, batch::load_unaligned(xr) * sc - mv[r], batch(S(-1000))), c);
         e.store_unaligned(xr);
         acc[r] += e;
     }
@@ -847,10 +888,11 @@ inline void softmax_causal_group(S* x, int t0, int T, S scale) {
 template <class S>
 void softmax_causal(S* x, int T, S scale) {
     constexpr int W = static_cast<int>(xsimd::batch<S>::size), R = W < 4 ? W : 4;
+    const ExpConstants<S> c;
     int t = 0;
     if (T % W == 0 && scale > S(0))
-        for (; t < T; t += R) softmax_causal_group<S, R>(x + std::size_t(t) * T, t, T, scale);
-    for (; t < T; ++t) softmax_causal_row(x + std::size_t(t) * T, t + 1, T, scale);
+        for (; t < T; t += R) softmax_causal_group<S, R>(x + std::size_t(t) * T, t, T, scale, c);
+    for (; t < T; ++t) softmax_causal_row(x + std::size_t(t) * T, t + 1, T, scale, c);
 }
 
 template <class S>
