@@ -533,20 +533,35 @@ inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u, const GeluConstants<
 //   e·s where s is near 1 (e < 1): 1 − s cancels there, and times the large factor of a large x missed the double
 //   twin by 1e-14. e overflows to inf for x below about −10 (float): s = 0, as σ is there, and 1 − s = 1.
 // x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
+
+// u = x (k + k·c x²), x2 = x²: with s, 1 − s = 0.5 ± 0.5 tanh u below, two multiplies and an add fewer per batch
+// than the formula as written (k (x + c x·x²), two fmas for s and 1 − s); GELU 4-6% faster on a /tmp driver in node
 template <class T>
-inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsimd::batch<T>& s,
-                       xsimd::batch<T>& one_minus_s, const GeluConstants<T>& c) {
+inline xsimd::batch<T> gelu_u(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, const GeluConstants<T>& c) {
+    return x * xsimd::fma(c.kc, x2, c.k);
+}
+
+// whether every lane of u is in tanh_small's range
+template <class T>
+inline bool gelu_small(const xsimd::batch<T>& u, const GeluConstants<T>& c) {
+    return xsimd::all(xsimd::abs(u) < c.small);
+}
+
+// s = σ(2u) and 1 − s for a u that gelu_small accepts
+template <class T>
+inline void gelu_sigma_small(const xsimd::batch<T>& u, xsimd::batch<T>& s, xsimd::batch<T>& one_minus_s,
+                             const GeluConstants<T>& c) {
+    const xsimd::batch<T> h = c.half * tanh_small(u, c);
+    s = c.half + h;
+    one_minus_s = c.half - h;
+}
+
+// s = σ(2u) and 1 − s for any u, either way
+template <class T>
+inline void gelu_sigma(const xsimd::batch<T>& u, xsimd::batch<T>& s, xsimd::batch<T>& one_minus_s,
+                       const GeluConstants<T>& c) {
     using batch = xsimd::batch<T>;
-    // u = x (k + k·c x²) and s, 1 − s = 0.5 ± 0.5 tanh u: two multiplies and an add fewer per batch than the
-    // formula as written (k (x + c x·x²), two fmas for s and 1 − s); GELU 4-6% faster on a /tmp driver in node
-    const batch one = c.one;
-    const batch u = x * xsimd::fma(c.kc, x2, c.k);
-    if (xsimd::all(xsimd::abs(u) < c.small)) {
-        const batch h = c.half * tanh_small(u, c);
-        s = c.half + h;
-        one_minus_s = c.half - h;
-        return;
-    }
+    if (gelu_small(u, c)) return gelu_sigma_small(u, s, one_minus_s, c);
     // For double, −2u clamped to ±1000, beyond which exp is 0 or inf anyway: xsimd's double exp converts its
     // argument's multiple of ln 2 to an integer, out of range (undefined, UBSan reports it) for ±inf and huge
     // arguments (a NaN becomes one of the bounds, but x·s and gelu' stay NaN through x). exp_batch's float path
@@ -556,6 +571,7 @@ inline void gelu_sigma(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, xsim
     batch e;
     if constexpr (std::is_same<T, float>::value) e = exp_batch(T(-2) * u);
     else e = exp_batch(xsimd::clip(T(-2) * u, batch(T(-1000)), batch(T(1000))));
+    const batch one = c.one;
     s = one / (one + e);
     one_minus_s = xsimd::select(e < one, e * s, one - s);
 }
@@ -569,7 +585,7 @@ void gelu_forward(T* out, const T* inp, int N) {
     for (int i = 0; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
         batch s, one_minus_s;
-        gelu_sigma(x, x * x, s, one_minus_s, c);
+        gelu_sigma(gelu_u(x, x * x, c), s, one_minus_s, c);
         (x * s).store_unaligned(out + i);
     }
     ref::gelu_forward(out + n_vec, inp + n_vec, N - n_vec);
@@ -586,17 +602,40 @@ inline xsimd::batch<T> gelu_grad(const xsimd::batch<T>& x, const xsimd::batch<T>
 // twins of ref::gelu_forward_keep_grad and ref::gelu_backward_saved: the forward writes gelu and gelu' from one
 // σ(2u), the backward is a multiply. In an H = 4 step in wasm the two GELU passes took 1.5-1.9 ms, the backward
 // (which computed σ again, as ref::gelu_backward does) the larger part.
+// The forward takes two batches at a time, with one test whether both are small: one branch per pair and two
+// independent chains through the polynomial; a pair that fails takes each batch either way with its u. /tmp
+// driver in node (--no-liftoff, 262144 floats, best of 300 with the caches flushed between, 2026-11-26): sd 0.1
+// (every batch small, as in the benchmark's steps) 336-341 -> 276-279 µs, sd 0.3 396 -> 316, sd 1 750 -> 710,
+// sd 3 761 -> 741; in the Chromium worker's H = 4 step 0.84-0.90 -> 0.79-0.82 ms.
 template <class T>
 void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {
     using batch = xsimd::batch<T>;
     constexpr int W = static_cast<int>(batch::size);
     const int n_vec = N - N % W;
     const GeluConstants<T> c;
-    for (int i = 0; i < n_vec; i += W) {
+    int i = 0;
+    for (; i + 2 * W <= n_vec; i += 2 * W) {
+        const batch x0 = batch::load_unaligned(inp + i), x1 = batch::load_unaligned(inp + i + W);
+        const batch x2_0 = x0 * x0, x2_1 = x1 * x1;
+        const batch u0 = gelu_u(x0, x2_0, c), u1 = gelu_u(x1, x2_1, c);
+        batch s0, one_minus_s0, s1, one_minus_s1;
+        if (xsimd::all((xsimd::abs(u0) < c.small) & (xsimd::abs(u1) < c.small))) {  // gelu_small of both
+            gelu_sigma_small(u0, s0, one_minus_s0, c);
+            gelu_sigma_small(u1, s1, one_minus_s1, c);
+        } else {
+            gelu_sigma(u0, s0, one_minus_s0, c);
+            gelu_sigma(u1, s1, one_minus_s1, c);
+        }
+        (x0 * s0).store_unaligned(out + i);
+        (x1 * s1).store_unaligned(out + i + W);
+        gelu_grad(x0, x2_0, s0, one_minus_s0, c).store_unaligned(grad + i);
+        gelu_grad(x1, x2_1, s1, one_minus_s1, c).store_unaligned(grad + i + W);
+    }
+    for (; i < n_vec; i += W) {
         const batch x = batch::load_unaligned(inp + i);
         const batch x2 = x * x;
         batch s, one_minus_s;
-        gelu_sigma(x, x2, s, one_minus_s, c);
+        gelu_sigma(gelu_u(x, x2, c), s, one_minus_s, c);
         (x * s).store_unaligned(out + i);
         gelu_grad(x, x2, s, one_minus_s, c).store_unaligned(grad + i);
     }
