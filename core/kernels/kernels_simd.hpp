@@ -431,20 +431,33 @@ struct ExpConstants {};
 template <>
 struct ExpConstants<float> {
     struct Values {
-        // 1.5·2^23; 1/ln 2; ln 2 in two parts (xsimd's log_2hi, log_2lo); the polynomial; 1; exp's bounds; inf
-        static constexpr std::array<float, 12> values = {12582912.0f,     1.44269504088896341f, 0.693359375f,
+        // 1.5·2^23; 1/ln 2; ln 2 in two parts (xsimd's log_2hi, log_2lo); the polynomial; 1; exp's upper bound;
+        // inf; the floor below which e^x is 0 (see exp_batch)
+        static constexpr std::array<float, 13> values = {12582912.0f,     1.44269504088896341f, 0.693359375f,
                                                          -2.12194440e-4f, 1.3997796e-03f,       8.3955629e-03f,
                                                          4.1665401e-02f,  1.6666277e-01f,       5.0000000e-01f,
-                                                         1.0f,            88.3762626647949f,    INFINITY};
+                                                         1.0f,            88.3762626647949f,    INFINITY,
+                                                         -88.0f};
     };
     using batch = xsimd::batch<float>;
     using ibatch = xsimd::batch<int32_t, batch::arch_type>;
-    const std::array<float, 12>& v = constants_for_batches<Values>();
+    const std::array<float, 13>& v = constants_for_batches<Values>();
     batch magic = batch(v[0]), log2e = batch(v[1]), ln2_hi = batch(v[2]), ln2_lo = batch(v[3]);
     batch p0 = batch(v[4]), p1 = batch(v[5]), p2 = batch(v[6]), p3 = batch(v[7]), p4 = batch(v[8]);
-    batch one = batch(v[9]), upper = batch(v[10]), lower = -upper, infinity = batch(v[11]);
+    batch one = batch(v[9]), upper = batch(v[10]), infinity = batch(v[11]), floor = batch(v[12]);
     ibatch exponent_bias = xsimd::bitwise_cast<ibatch>(one);  // 1.0f's bits are 127 << 23
 };
+
+// max(x, floor) lane by lane, where a NaN lane of x stays NaN, in one instruction: x86's maxps (floor > x ? floor :
+// x) natively; in wasm f32x4.pmax (x < floor ? floor : x), which V8 lowers to one maxps, where Emscripten's
+// _mm_max_ps is a compare and a bitselect (four instructions in V8)
+inline xsimd::batch<float> floor_at(const xsimd::batch<float>& x, const xsimd::batch<float>& floor) {
+#if defined(__EMSCRIPTEN__)
+    return xsimd::batch<float>((__m128)wasm_f32x4_pmax((v128_t)x.data, (v128_t)floor.data));  // bit casts
+#else
+    return xsimd::max(floor, x);
+#endif
+}
 
 // xsimd::exp's own reduction and polynomial for float (Cephes expf: x = k ln2 + r, |r| <= ln2/2, e^r = 1 + r +
 // r² p(r)) and its bounds (0 at or below -88.38, +inf at or above 88.38; NaN stays NaN through the product), in
@@ -456,12 +469,15 @@ struct ExpConstants<float> {
 // The softmax rows, whose arguments x − max are never positive, pass UPPER = false and skip the upper bound's
 // compare and select: for x <= 0 and NaN the result is the same bits.
 template <class T, bool UPPER = true>
-inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x, const ExpConstants<T>& c) {
+inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x_in, const ExpConstants<T>& c) {
     using batch = xsimd::batch<T>;
     if constexpr (!std::is_same<T, float>::value) {
-        return xsimd::exp(x);
+        return xsimd::exp(x_in);
     } else {
         using ibatch = typename ExpConstants<T>::ibatch;
+        // x at or below -88 as -88, whose k is -127 and whose 2^k below is 0: e^x is 0 there, as it is for every
+        // x <= -87.68 (k = -127), and as xsimd's bound gives below -88.38. A NaN stays NaN.
+        const batch x = floor_at(x_in, c.floor);
         const batch t = xsimd::fma(x, c.log2e, c.magic);  // x/ln2 + 1.5·2^23: k in t's low bits, for |x/ln2| < 2^22
         const batch k = t - c.magic;
         batch r = xsimd::fnma(k, c.ln2_hi, x);
@@ -474,7 +490,7 @@ inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x, const ExpConstants<T>
         // t's low 9 bits are k mod 512, so (bits << 23) + (127 << 23) is the float 2^k for k in [-126, 127],
         // 0 for k = -127 and +inf for k = 128 (as xsimd's ldexp gives)
         const ibatch kbits = (xsimd::bitwise_cast<ibatch>(t) << 23) + c.exponent_bias;
-        const batch e = xsimd::select(x <= c.lower, batch(0.0f), p * xsimd::bitwise_cast<batch>(kbits));
+        const batch e = p * xsimd::bitwise_cast<batch>(kbits);
         if constexpr (!UPPER) return e;
         return xsimd::select(x >= c.upper, c.infinity, e);
     }
