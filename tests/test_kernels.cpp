@@ -131,6 +131,34 @@ TEST_CASE("a Linear's dweight and dbias in one call: matmul_tn's product and the
 }
 
 
+TEST_CASE("a Linear's dinp times gelu' in one pass: matmul_nn's product times the factor, bit for bit",
+          "[kernels]") {
+    // matmul_nn_times stages each row block of the product in a scratch and multiplies it into out: every entry
+    // must be matmul_nn's, times the factor's entry (the two-pass way: matmul_nn, then gelu_backward_saved). M
+    // covers every last row block, N b's widths with and without panels, row-major and packed.
+    for (int M : {1, 3, 5, 8, 13, 64})
+        for (int N : {1, 3, 4, 8, 17, 33, 64, 100})
+            for (int K : {1, 7, 64}) {
+                const auto a = test::random_vector<float>(std::size_t(M) * K, 4100 + M + K);
+                const auto b = test::random_vector<float>(std::size_t(K) * N, 4200 + N + K);
+                const auto factor = test::random_vector<float>(std::size_t(M) * N, 4300 + M * N);
+                std::vector<float> product(std::size_t(M) * N), want(std::size_t(M) * N);
+                matmul_nn(product.data(), a.data(), b.data(), M, N, K, false);
+                gelu_backward_saved(want.data(), factor.data(), product.data(), M * N, Dinp::write);
+                std::vector<float> got(std::size_t(M) * N, -7.0f);
+                matmul_nn_times(got.data(), factor.data(), a.data(), b.data(), M, N, K);
+                INFO("M=" << M << " N=" << N << " K=" << K);
+                REQUIRE(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+                // and the twin: within the tolerance of a K-long sum in two orders, times the largest factor
+                std::vector<float> ref_got(std::size_t(M) * N);
+                ref::matmul_nn_times(ref_got.data(), factor.data(), a.data(), b.data(), M, N, K);
+                double largest = 0;
+                for (float f : factor) largest = std::max(largest, double(std::fabs(f)));
+                REQUIRE(test::max_abs_diff(got, ref_got) <= sum_tolerance<float>(K) * largest);
+            }
+}
+
+
 TEST_CASE("a wide b packed in panels: every width of the last panel, and the tiny-char shapes", "[kernels]") {
     // matmul_nt always packs bᵀ in panels of one register block's width (8, 16 or 32 columns: wasm, AVX2,
     // AVX-512), and matmul_nn packs a b wider than two panels. These widths leave a last panel of every width the

@@ -130,6 +130,8 @@ TEST_CASE("profile: the rows of a training step add up to the step and count the
     CHECK(calls["backward/qkv/dweight"] + calls["backward/qkv/dweight+dbias"] == 6);
     CHECK(calls["forward/out-proj/matmul"] == 2);
     CHECK(calls["backward/mlp.fc/dinp"] == 2);
+    CHECK(calls["backward/mlp.proj/dinp*gelu'"] == 2);  // GELU's backward inside mlp.proj's dinp pass
+    CHECK(calls.count("backward/gelu") == 0);
     CHECK(calls["forward/lm_head/matmul"] == 1);
     CHECK(calls["adamw"] == 1);
     CHECK(calls["forward/layernorm"] == 5);  // ln1, ln2 per layer and the final one

@@ -22,6 +22,11 @@ template <class T>
 inline void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
     kern::matmul_nn(out, a, b, M, N, K, accumulate);
 }
+// out (M,N) = (a (M,K) · b (K,N)) ⊙ factor (M,N), element by element (see simd::matmul_nn_times)
+template <class T>
+inline void matmul_nn_times(T* out, const T* factor, const T* a, const T* b, int M, int N, int K) {
+    kern::matmul_nn_times(out, factor, a, b, M, N, K);
+}
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N)
 template <class T>
 inline void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {

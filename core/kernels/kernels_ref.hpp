@@ -39,6 +39,13 @@ void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
         }
 }
 
+// out (M,N) = (a (M,K) · b (K,N)) ⊙ factor (M,N)   (a Linear's dinp times the saved gelu' of its input)
+template <class T>
+void matmul_nn_times(T* out, const T* factor, const T* a, const T* b, int M, int N, int K) {
+    matmul_nn(out, a, b, M, N, K, false);
+    for (std::size_t i = 0; i < std::size_t(M) * N; ++i) out[i] = factor[i] * out[i];
+}
+
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N)     (backward of a Linear w.r.t. its weight: doutᵀ · inp)
 template <class T>
 void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {

@@ -264,6 +264,36 @@ void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
     matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), nullptr, M, N, K, accumulate);
 }
 
+// out (M,N) = (a (M,K) · b (K,N)) ⊙ factor (M,N), element by element: the gradient of a Linear's input times
+// the saved derivative of the op that made that input (mlp.proj's dinp times gelu'), in one pass. Each row block
+// of the product goes to a small scratch (MR rows, in L1) and leaves it multiplied into out; the product alone,
+// (M,N) floats written and read again by the multiply's own pass, is never stored. The values are matmul_nn's,
+// then one multiply each: the same bits as matmul_nn followed by gelu_backward_saved.
+template <class T>
+void matmul_nn_times(T* out, const T* factor, const T* a, const T* b, int M, int N, int K) {
+    using batch = xsimd::batch<T>;
+    constexpr int MR = MatmulBlock<T>::MR, W = static_cast<int>(batch::size);
+    BView<T> bv = BView<T>::rows(b, N);
+    if (N > 2 * BView<T>::P) {  // as matmul_nn
+        T* packed = packing_buffer<T>(std::size_t(N) * K);
+        pack_panels(packed, b, N, K);
+        bv = BView<T>::packed(packed, N, K);
+    }
+    thread_local std::vector<T> scratch;  // (MR,N): grows once to the widest N, then no step allocates
+    if (scratch.size() < std::size_t(MR) * N) scratch.resize(std::size_t(MR) * N);
+    const bool in_place = mm_rows_in_place<T>(N);
+    for (int m = 0; m < M; m += MR) {
+        const int rows = std::min(MR, M - m);
+        mm_row_block<T, false>(scratch.data(), a + std::size_t(m) * K, K, bv, nullptr, 0, rows, N, N, K, in_place,
+                               false);
+        const std::size_t at = std::size_t(m) * N, n = std::size_t(rows) * N, n_vec = n - n % W;
+        for (std::size_t i = 0; i < n_vec; i += W)
+            (batch::load_unaligned(factor + at + i) * batch::load_unaligned(scratch.data() + i))
+                .store_unaligned(out + at + i);
+        for (std::size_t i = n_vec; i < n; ++i) out[at + i] = factor[at + i] * scratch[i];
+    }
+}
+
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N). In a weight gradient K is the batch's tokens (1024 for tiny-char), so K is
 // walked in chunks of TN_CHUNK rows, each added to out: a chunk of a and b (128 × (M + N) floats, 160 kB for
 // mlp.fc's 256 + 64) is re-read by every column block of out from near caches, where the whole K streamed both

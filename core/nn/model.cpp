@@ -459,9 +459,10 @@ static bool qkv_backward_writes_ln1(const VariantTraits& v) {
 // attention_backward uses as scratch and overwrites, the mean/rstd/probs/losses slots, which have no gradient,
 // and the gradients whose first writer writes: qh, kh and vh, or q, k and v when the heads are read in place
 // (attention_backward), and logits, lnf, the residual stream (encoded, res1, res2, attproj, fcproj: one buffer),
-// fch_gelu, fch and ln2 (Dinp::write in backward); atty when W_O's backward writes it, ln1 when the q projection's
-// does (qkv_backward_writes_ln1); yh when the heads are read in place (backward never touches it then). At H = 8
-// the att slot is the largest buffer of all.
+// fch and ln2 (Dinp::write in backward); atty when W_O's backward writes it, ln1 when the q projection's
+// does (qkv_backward_writes_ln1); yh when the heads are read in place (backward never touches it then); and
+// fch_gelu, whose slot backward never uses (mlp.proj's backward writes d(fch) itself). At H = 8 the att slot is
+// the largest buffer of all.
 template <class S>
 void Gpt<S>::zero_activation_grads(int B, int T) {
     const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model;
@@ -522,10 +523,9 @@ void Gpt<S>::backward() {
         BlockActs& db = d.blocks[l];
         const S* x = l == 0 ? a.encoded : a.blocks[l - 1].out();  // this block's input
         if (cfg_.mlp) {
-            lap("mlp.proj");  // dout = dfcproj = dres2
-            linear_backward(db.fch_gelu, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F, D, Dinp::write);
-            lap("gelu");
-            gelu_backward_saved(db.fch, b.gelu_grad, db.fch_gelu, BT * F, Dinp::write);
+            lap("mlp.proj");  // dout = dfcproj = dres2; its dinp times gelu' is d(fch), the GELU's backward
+            linear_backward_into_gelu(db.fch, b.gelu_grad, gw.projw, gw.projb, db.fcproj, b.fch_gelu, w.projw, BT, F,
+                                      D);
             lap("mlp.fc");
             linear_backward(db.ln2, gw.fcw, gw.fcb, db.fch, b.ln2, w.fcw, BT, D, F, Dinp::write);
             lap("layernorm");  // dres2 -> dres1

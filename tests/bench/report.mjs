@@ -230,8 +230,9 @@ if (profiled.length) {
   })));
   // the same, grouped by op kind over forward and backward: what a kernel engineer asks first
   const KINDS = [
-    // dweight+dbias: where the build sums a Linear's dbias in its dweight's pass over dout (wasm)
-    ['weight matmuls (fwd, dinp, dweight)', (op) => /\/(matmul|dinp|dweight|dweight\+dbias)$/.test(op)],
+    // dweight+dbias: where the build sums a Linear's dbias in its dweight's pass over dout (wasm); dinp*gelu':
+    // mlp.proj's dinp with GELU's backward multiply in its pass
+    ['weight matmuls (fwd, dinp, dweight)', (op) => /\/(matmul|dinp|dweight|dweight\+dbias|dinp\*gelu')$/.test(op)],
     ['attention core, all heads', (op) => /\/attention\//.test(op)],
     ['layernorm', (op) => op.endsWith('/layernorm')],
     ['gelu', (op) => op.endsWith('/gelu')],
@@ -249,6 +250,8 @@ if (profiled.length) {
   }
   if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith('/dweight+dbias'))))
     out('  (dweight+dbias: the bias sum rides on the dweight pass over dout, so its time is in the weight matmuls)');
+  if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith("/dinp*gelu'"))))
+    out("  (dinp*gelu': GELU's backward multiply rides on mlp.proj's dinp pass, so its time is in the weight matmuls)");
   out();
 }
 
