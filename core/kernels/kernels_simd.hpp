@@ -89,8 +89,8 @@ struct BView {
 };
 
 // The scratch buffer b is packed into, at least n floats: it grows to the largest operand once, and then no step
-// allocates. One per thread and scalar type, shared by matmul_nt, matmul_nn and matmul_nt_causal: none of them
-// calls another, and each packs and reads it within one call.
+// allocates. One per thread and scalar type, shared by matmul_nt, matmul_nt_causal, and matmul_nn and
+// matmul_nn_times (through nn_b_view): none of them calls another, and each packs and reads it within one call.
 template <class T>
 T* packing_buffer(std::size_t n) {
     thread_local std::vector<T> buf;
@@ -253,15 +253,20 @@ void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bia
         mm_row_block<T, ATRANS>(out, a, lda, b, bias, m, std::min(MR, M - m), N, N, K, in_place, accumulate);
 }
 
-// out (M,N) [+]= a (M,K) · b (K,N). A b of more than two panels is first packed in panels (K·N copies against
-// M·N·K multiply-adds; see BView).
+// how the nn products read b (K,N): a b of more than two panels is first packed in panels (K·N copies against
+// M·N·K multiply-adds; see BView), a narrower one is read row-major
 template <class T>
-void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
-    if (N <= 2 * BView<T>::P)
-        return matmul_blocked<T, false>(out, a, K, BView<T>::rows(b, N), nullptr, M, N, K, accumulate);
+BView<T> nn_b_view(const T* b, int N, int K) {
+    if (N <= 2 * BView<T>::P) return BView<T>::rows(b, N);
     T* packed = packing_buffer<T>(std::size_t(N) * K);
     pack_panels(packed, b, N, K);
-    matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), nullptr, M, N, K, accumulate);
+    return BView<T>::packed(packed, N, K);
+}
+
+// out (M,N) [+]= a (M,K) · b (K,N)
+template <class T>
+void matmul_nn(T* out, const T* a, const T* b, int M, int N, int K, bool accumulate) {
+    matmul_blocked<T, false>(out, a, K, nn_b_view(b, N, K), nullptr, M, N, K, accumulate);
 }
 
 // out (M,N) = (a (M,K) · b (K,N)) ⊙ factor (M,N), element by element: the gradient of a Linear's input times
@@ -273,12 +278,7 @@ template <class T>
 void matmul_nn_times(T* out, const T* factor, const T* a, const T* b, int M, int N, int K) {
     using batch = xsimd::batch<T>;
     constexpr int MR = MatmulBlock<T>::MR, W = static_cast<int>(batch::size);
-    BView<T> bv = BView<T>::rows(b, N);
-    if (N > 2 * BView<T>::P) {  // as matmul_nn
-        T* packed = packing_buffer<T>(std::size_t(N) * K);
-        pack_panels(packed, b, N, K);
-        bv = BView<T>::packed(packed, N, K);
-    }
+    const BView<T> bv = nn_b_view(b, N, K);
     thread_local std::vector<T> scratch;  // (MR,N): grows once to the widest N, then no step allocates
     if (scratch.size() < std::size_t(MR) * N) scratch.resize(std::size_t(MR) * N);
     const bool in_place = mm_rows_in_place<T>(N);
