@@ -248,10 +248,13 @@ if (profiled.length) {
       return cell(p, { ms: total });
     })));
   }
-  if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith('/dweight+dbias'))))
-    out('  (dweight+dbias: the bias sum rides on the dweight pass over dout, so its time is in the weight matmuls)');
-  if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith("/dinp*gelu'"))))
-    out("  (dinp*gelu': GELU's backward multiply rides on mlp.proj's dinp pass, so its time is in the weight matmuls)");
+  // the fused laps the table shows, each with what its time holds
+  const FUSED = [
+    ['/dweight+dbias', '(dweight+dbias: the bias sum rides on the dweight pass over dout, so its time is in the weight matmuls)'],
+    ["/dinp*gelu'", "(dinp*gelu': GELU's backward multiply rides on mlp.proj's dinp pass, so its time is in the weight matmuls)"],
+  ];
+  for (const [suffix, note] of FUSED)
+    if (profiled.some((p) => p.data.profile.rows.some((r) => r.op.endsWith(suffix)))) out(`  ${note}`);
   out();
 }
 
