@@ -213,18 +213,41 @@ TEST_CASE("xsimd GELU forward and backward equal the scalar reference for every 
     }
 }
 
+#if defined(MHA_HAVE_SIMD)
+TEST_CASE("xsimd GELU forward in pairs of batches equals it batch by batch, bitwise", "[kernels]") {
+    // gelu_forward_keep_grad takes two batches per branch (one test whether both are small); a batch alone takes
+    // the single-batch loop. A wide lane now and then puts a small and a wide batch into the same pair.
+    using batch = xsimd::batch<float>;
+    constexpr int W = static_cast<int>(batch::size);
+    for (int N : {8 * W, 8 * W + 3, 24 * W + 1, 64 * W}) {
+        auto x = test::random_vector<float>(N, 150 + N, 0.2);
+        for (int i = 0; i < N; i += 5 * W + 1) x[i] *= 40;  // a wide lane now and then
+        std::vector<float> out(N), grad(N), out1(N), grad1(N);
+        gelu_forward_keep_grad(out.data(), grad.data(), x.data(), N);
+        for (int i = 0; i < N; i += W) {
+            const int n = std::min(W, N - i);
+            gelu_forward_keep_grad(out1.data() + i, grad1.data() + i, x.data() + i, n);
+        }
+        INFO("N = " << N);
+        CHECK(std::memcmp(out.data(), out1.data(), N * sizeof(float)) == 0);
+        CHECK(std::memcmp(grad.data(), grad1.data(), N * sizeof(float)) == 0);
+    }
+}
+#endif
+
 TEST_CASE("xsimd GELU keeps the scalar reference's values at the extremes: saturation, infinities, NaN",
           "[kernels]") {
     // the xsimd kernel computes σ(2u) through exp(−2u), which overflows to inf for x below about −10 (float) and
-    // −90 (double); the reference computes tanh u. Sixteen values, so every lane of every width sees them.
+    // −90 (double); the reference computes tanh u. Sixteen values, so every lane of every width sees them; then the
+    // same sixteen eight times over, each copy shifted by one, which every width's forward takes in pairs of batches.
     const double inf = INFINITY, nan = NAN;
-    const std::vector<double> xs = {-inf, -1e30, -100, -20, -10, -9.5, -3, -0.0, 0.0, 1e-30, 3, 10, 20, 100, inf, nan};
+    const std::vector<double> xs16 = {-inf, -1e30, -100, -20, -10, -9.5, -3, -0.0, 0.0, 1e-30, 3, 10, 20, 100, inf, nan};
     auto same = [](double got, double want, double tol) {
         if (std::isnan(want)) return std::isnan(got);
         if (std::isinf(want)) return got == want;
         return std::abs(got - want) <= tol;
     };
-    auto check = [&](auto zero, double tol) {
+    auto check = [&](auto zero, const std::vector<double>& xs, double tol) {
         using T = decltype(zero);
         const int N = int(xs.size());
         std::vector<T> x(xs.begin(), xs.end()), want(N), got(N), dout(N, T(1)), dwant(N, T(0)), kept(N), dgot(N);
@@ -233,17 +256,22 @@ TEST_CASE("xsimd GELU keeps the scalar reference's values at the extremes: satur
         ref::gelu_backward(dwant.data(), x.data(), dout.data(), N, Dinp::write);
         gelu_forward_keep_grad(kept.data(), dgot.data(), x.data(), N);  // gelu and gelu' from one pass
         for (int i = 0; i < N; ++i) {
-            INFO("x = " << x[i] << " (" << sizeof(T) * 8 << " bit): gelu " << got[i] << " vs " << want[i] << ", gelu' "
-                        << dgot[i] << " vs " << dwant[i]);
+            INFO("x = " << x[i] << " (" << sizeof(T) * 8 << " bit, N = " << N << "): gelu " << got[i] << " vs "
+                        << want[i] << ", gelu' " << dgot[i] << " vs " << dwant[i]);
             CHECK(same(got[i], want[i], tol));
             CHECK(same(kept[i], want[i], tol));
             CHECK(same(dgot[i], dwant[i], tol));
         }
-        CHECK(got[15] != got[15]);  // NaN in, NaN out
+        CHECK(got[15] != got[15]);  // NaN in, NaN out (the first copy is the sixteen as listed)
         CHECK(got[14] == T(inf));   // gelu(+inf) = +inf
     };
-    check(0.0f, 2e-6);
-    check(0.0, 1e-14);
+    std::vector<double> xs128;
+    for (int c = 0; c < 8; ++c)
+        for (int i = 0; i < 16; ++i) xs128.push_back(xs16[(i + c) % 16]);
+    for (const std::vector<double>& xs : {xs16, xs128}) {
+        check(0.0f, xs, 2e-6);
+        check(0.0, xs, 1e-14);
+    }
 }
 
 TEST_CASE("the reference matmul is right on a hand-checked case", "[kernels]") {
