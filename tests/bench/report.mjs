@@ -4,7 +4,7 @@
 //   node tests/bench/report.mjs [--dir build/bench] [--quick] [--note "text"]...
 // Files read, when present: native-avx512.json, native-avx2.json (one per native SIMD level; native.json from an
 // older run too), wasm-node.json, chromium.json (core/benchmark.hpp's JSON, Chromium's with an "environment"
-// object) and pytorch.json (scripts/bench_torch.py's JSON).
+// object), pytorch.json (scripts/bench_torch.py's JSON) and page.json (scripts/bench_page.mjs's JSON).
 // Counting rule of every GFLOP/s figure: a multiply-add is 2 flops (native FMA: 2 per lane; wasm mul + add: 2).
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -30,6 +30,8 @@ for (const p of PLATFORMS) {
   p.data = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
 }
 const present = PLATFORMS.filter((p) => p.data);
+const pageFile = join(dir, 'page.json');  // scripts/bench_page.mjs: the built site's own numbers
+const page = existsSync(pageFile) ? JSON.parse(readFileSync(pageFile, 'utf8')) : null;
 const byKey = Object.fromEntries(PLATFORMS.map((p) => [p.key, p.data]));
 const NATIVES = ['native-avx512', 'native-avx2', 'native'];
 
@@ -38,6 +40,11 @@ const TARGET_CHROMIUM_SHARE = 0.7;   // the Chromium worker's training step at >
 const TARGET_NATIVE_VS_TORCH = 2;    // native (the faster build) >= 2x PyTorch one-thread at every H
 const TARGET_CHROMIUM_RATIO = 2;     // Chromium within 2x of native, per training step
 const TARGET_MATMUL_SHARE = 0.5;     // each matmul shape at >= 50% of that platform's measured peak
+// the page's, DESIGN.md §7
+const TARGET_WASM_GZIP_BYTES = 400 * 1024;      // the module under 400 KB gzipped
+const TARGET_FIRST_HEATMAP_MS = 1500;           // the first heatmap within 1.5 s of load, from localhost
+const TARGET_WORKER_BYTES = 100 * 1024 * 1024;  // a training worker under 100 MB for tiny-char
+const TARGET_COMPARISON_S = 60;                 // the H = 1/4/8 comparison at 300 steps within a minute
 
 // ---------------------------------------------------------------- formatting
 const LABEL = 40;
@@ -289,6 +296,33 @@ if (byKey['native-avx512'] && byKey['native-avx2'])
   compare('avx512 vs avx2', byKey['native-avx512'], slower, byKey['native-avx2']);
 out();
 
+// ---------------------------------------------------------------- the page (scripts/bench_page.mjs)
+const kB = (b) => `${(b / 1024).toFixed(0)} KB`;
+const MB = (b) => `${+(b / 1024 / 1024).toFixed(1)} MB`;
+const comparisonRuns = page?.comparison?.runs ?? [];
+const workerBytes = page ? page.comparison.worker_memory.wasm_bytes_max + page.comparison.worker_memory.js_heap_total_bytes_max : NaN;
+const line = (label, text) => out(pad(label, LABEL) + text);  // a label, then text of any length
+const span = (xs, f) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+if (page) {
+  const c = page.comparison;
+  const heads = [...new Set(comparisonRuns.map((r) => r.heads))].join(', ');
+  const seeds = new Set(comparisonRuns.map((r) => r.seed)).size;
+  const first = comparisonRuns[0] ?? {};
+  out(`the page (scripts/bench_page.mjs: public/ as built, in headless Chromium, from 127.0.0.1)`);
+  line('  module (public/build/mha.wasm)', `${kB(page.module.bytes)}; gzip -9 ${kB(page.module.gzip_bytes)}; brotli ${kB(page.module.brotli_bytes)}`);
+  line('  first heatmap after load', `${num(page.first_heatmap.median_ms, 0)} ms, median of ${page.first_heatmap.loads_ms.length} loads ` +
+    `in a fresh profile each (${span(page.first_heatmap.loads_ms, (x) => num(x, 0))} ms; performance mark 'mha-first-heatmap')`);
+  line('  heads comparison, as started', `#${c.settings}: H = ${heads}, ${seeds} seed${seeds === 1 ? '' : 's'} each, ${first.steps} steps ` +
+    `(D=${first.d_model}, L=${first.layers}, T=${first.context}, B=${first.batch}) on ${c.cores} cores: ${num(c.wall_s)} s from the click to the verdict`);
+  line('    each run', `training ${span(comparisonRuns.map((r) => r.train_s), (x) => `${num(x)} s`)}, ` +
+    `${span(comparisonRuns.map((r) => r.tokens_per_s), kilo)} tokens/s; all ${comparisonRuns.every((r) => r.status === 'done') ? 'done' : 'NOT done'}`);
+  line('  a training worker\'s memory', `wasm ${MB(c.worker_memory.wasm_bytes_max)} (largest run) + JS heap ` +
+    `${MB(c.worker_memory.js_heap_total_bytes_max)} (largest of ${c.worker_memory.js_heap_samples} samples, allocated)`);
+  for (const [what, list] of [['console errors', page.console_errors], ['requests off the machine', page.foreign_requests]])
+    if (list?.length) line(`  ${what}`, `${list.length}: ${list.slice(0, 3).join(' | ')}`);
+  out();
+}
+
 // ---------------------------------------------------------------- targets, as information
 out('targets (information only; a miss does not fail the run)');
 const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT met]');
@@ -341,6 +375,18 @@ for (const p of present.filter((x) => x.data.matmuls?.length)) {
   const hits = shares.filter((s) => s >= TARGET_MATMUL_SHARE).length;
   out(`  ${verdict(hits === shares.length)} matmuls >= ${pct(TARGET_MATMUL_SHARE)} of measured peak, ${p.title}: ` +
       `${hits}/${shares.length} shapes (min ${pct(Math.min(...shares))}, max ${pct(Math.max(...shares))})`);
+}
+
+if (page) {
+  const c = page.comparison;
+  const defaults = !page.quick;
+  out(`  ${verdict(page.module.gzip_bytes <= TARGET_WASM_GZIP_BYTES)} the module under ${kB(TARGET_WASM_GZIP_BYTES)} gzipped (${kB(page.module.gzip_bytes)})`);
+  out(`  ${verdict(page.first_heatmap.median_ms <= TARGET_FIRST_HEATMAP_MS)} the first heatmap within ${TARGET_FIRST_HEATMAP_MS / 1000} s of load on localhost ` +
+    `(median ${num(page.first_heatmap.median_ms, 0)} ms)`);
+  out(`  ${verdict(workerBytes <= TARGET_WORKER_BYTES)} a training worker under ${MB(TARGET_WORKER_BYTES)} for tiny-char ` +
+    `(${MB(workerBytes)}: the largest wasm memory plus the largest JS heap)`);
+  out(`  ${verdict(defaults ? c.wall_s <= TARGET_COMPARISON_S : null)} the H = 1/4/8 comparison at 300 steps within a minute` +
+    `${defaults ? ` (${num(c.wall_s)} s, the page's default of ${new Set(comparisonRuns.map((r) => r.seed)).size} seeds per H)` : ' (--quick: a short comparison)'}`);
 }
 
 if (notes.length) {
