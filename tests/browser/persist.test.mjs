@@ -85,6 +85,8 @@ test('a reload after training gives the runs back: curves, table, sample, and Lo
       // the same curves, snapshots, sample and head traces as before the reload: nothing measured again
       for (const k of ['train', 'val', 'valSteps', 'snapshots', 'sample', 'traces']) assert.deepEqual(r[k], before[i][k], k);
     }
+    // the cards are drawn at an animation frame after the runs are back (runs.js, drawScheduler)
+    await p.waitForFunction(() => [...document.querySelectorAll('#c-runs .run-card')].filter((c) => / · done · /.test(c.textContent)).length === 2);
     for (const text of await p.locator('#c-runs .run-card').allTextContents()) {
       assert.match(text, /restored \(trained \d{1,2} \w{3}, \d\d:\d\d\) · done · step 24 \/ 24/);
     }
@@ -133,6 +135,9 @@ test('a reload during training gives the run back paused at its last full snapsh
     assert.ok(back.trainLast <= back.stepsDone && back.valSteps.at(-1) <= back.stepsDone, JSON.stringify(back));
     assert.ok(back.snapshots.every((s) => s <= back.stepsDone));
     const card = p.locator('#c-runs .run-card');
+    // a card shows a state change at the next animation frame (runs.js, drawScheduler), not when the run's status
+    // changes: read it once it says paused (read at once, it said "restarting" in one CI run of two)
+    await card.filter({ hasText: ' · paused · ' }).waitFor();
     assert.match(await card.textContent(), new RegExp(`restored \\(trained .*\\) · paused · step ${back.stepsDone} / 400`));
     assert.equal(await p.locator('#c-pause').textContent(), 'Resume');
 
