@@ -184,16 +184,18 @@ test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the wa
     await p.click('#c-pause');
     // held: the runs that were still setting up stay ready, and no waiting run gets a worker
     await p.waitForFunction(() => globalThis.mhaDebug.runs().every((r) => r.status === 'paused' || r.status === 'ready'), null, { timeout: 60_000 });
+    // the panel draws a state change at the next animation frame (runs.js, drawScheduler): the status says paused
+    // (run_state.js), also for a run that was set up after the click, once the cards and buttons are drawn too
+    await p.waitForFunction(() => document.getElementById('c-status').dataset.state === 'paused');
     const created = (await runs()).length;
     const cores = await p.evaluate(() => navigator.hardwareConcurrency);
     assert.ok(created >= 1 && created <= Math.max(1, cores), `${created} runs on ${cores} cores`);
     assert.equal(await p.locator('#c-runs .run-card.status-queued').count(), 9 - created);
     assert.equal(await p.textContent('#c-pause'), 'Resume');
-    // the status says so (run_state.js), also for a run that was set up after the click
-    await p.waitForFunction(() => document.getElementById('c-status').dataset.state === 'paused');
     assert.equal(await p.textContent('#c-status'), `Paused; ${9 - created} runs waiting. Resume goes on from here.`);
     await p.click('#c-pause');
     await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running'));
+    await p.waitForFunction(() => document.getElementById('c-status').dataset.state !== 'paused');  // drawn, as above
     assert.equal(await p.textContent('#c-pause'), 'Pause');
     await p.click('#c-stop');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
