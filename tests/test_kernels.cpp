@@ -91,7 +91,6 @@ TEST_CASE("the a^T b matmul walks long K in chunks: a chunk boundary anywhere, b
                 }
 }
 
-
 TEST_CASE("a Linear's dweight and dbias in one call: matmul_tn's product and the column sum, bit for bit",
           "[kernels]") {
     // matmul_tn_colsum copies a's rows through a strip in wasm (summing them on the way) and reads them in place
@@ -130,7 +129,6 @@ TEST_CASE("a Linear's dweight and dbias in one call: matmul_tn's product and the
     }
 }
 
-
 TEST_CASE("a Linear's dinp times gelu' in one pass: matmul_nn's product times the factor, bit for bit",
           "[kernels]") {
     // matmul_nn_times stages each row block of the product in a scratch and multiplies it into out: every entry
@@ -157,7 +155,6 @@ TEST_CASE("a Linear's dinp times gelu' in one pass: matmul_nn's product times th
                 REQUIRE(test::max_abs_diff(got, ref_got) <= sum_tolerance<float>(K) * largest);
             }
 }
-
 
 TEST_CASE("a wide b packed in panels: every width of the last panel, and the tiny-char shapes", "[kernels]") {
     // matmul_nt always packs bᵀ in panels of one register block's width (8, 16 or 32 columns: wasm, AVX2,

@@ -334,10 +334,7 @@ void matmul_tn_colsum(T* out, T* colsum, const T* a, const T* b, int M, int N, i
         matmul_tn(out, a, b, M, N, K, accumulate);
         if (colsum) ref::column_sum_add(colsum, a, K, M);
     } else {
-        if (K == 0) {  // as matmul_tn
-            if (!accumulate) std::fill(out, out + std::size_t(M) * N, T(0));
-            return;
-        }
+        if (K == 0) return matmul_tn(out, a, b, M, N, K, accumulate);  // a sum of nothing (colsum keeps its values)
         alignas(64) T strip[TN_CHUNK * MR];  // (kc, rows) of aᵀ, rows = MR but in the last row block
         for (int k0 = 0; k0 < K; k0 += TN_CHUNK) {
             const int kc = std::min(TN_CHUNK, K - k0);
@@ -1027,7 +1024,6 @@ void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int 
     // the bias starts the accumulators
     matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), bias, M, N, K, accumulate);
 }
-
 
 }  // namespace mha::simd
 
