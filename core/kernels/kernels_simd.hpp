@@ -70,12 +70,13 @@ inline void mm_block(T* out_rows, int ld, const T* strip, int lds, const T* b, i
 }
 
 // Where the columns of b (K,N) are: row-major (ld floats apart), or packed in panels, the columns n0 .. n0+P-1
-// (P = NB·W, one register block's width; the last panel narrower) as K rows of P floats, panel after panel. A
-// register block then reads one contiguous stream. Row-major, the rows of a (K,256) b are 1 kB apart and all fall
-// into 4 of the 64 sets of a 48 kB 12-way L1, so a block's K rows evict each other (and the K = 256 rows of a
-// (256,64) b fill 16 sets 16 deep). Measured in node (/tmp driver, best of 30, 2026-11-23), GFLOP/s row-major ->
-// panels: nt 1024×256×64 44.8 -> 53.7, nt 1024×64×256 46-50 -> 53-55, nn 1024×64×256 50-51 -> 53.7,
-// nn 1024×256×64 47-50 -> 53; the 64×64 weights unchanged (51-53). Weight gradients (matmul_tn) gained nothing.
+// (P = NB·W, one register block's width) as K rows of P floats, panel after panel, the last panel's columns past N
+// zero (mm_last_columns reads them). A register block then reads one contiguous stream. Row-major, the rows of a
+// (K,256) b are 1 kB apart and all fall into 4 of the 64 sets of a 48 kB 12-way L1, so a block's K rows evict each
+// other (and the K = 256 rows of a (256,64) b fill 16 sets 16 deep). Measured in node (/tmp driver, best of 30,
+// 2026-11-23), GFLOP/s row-major -> panels: nt 1024×256×64 44.8 -> 53.7, nt 1024×64×256 46-50 -> 53-55,
+// nn 1024×64×256 50-51 -> 53.7, nn 1024×256×64 47-50 -> 53; the 64×64 weights unchanged (51-53). Weight gradients
+// (matmul_tn) gained nothing.
 template <class T>
 struct BView {
     static constexpr int P = MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
@@ -85,8 +86,15 @@ struct BView {
     static BView rows(const T* b, int ld) { return {b, ld, 0, false}; }
     static BView packed(const T* b, int N, int K) { return {b, N, K, true}; }
     const T* at(int n) const { return panels ? p + std::size_t(n / P) * P * K + n % P : p + n; }
-    int ld(int n) const { return panels ? std::min(P, N - n / P * P) : N; }
+    int ld() const { return panels ? P : N; }
 };
+
+// floats in b (K,N) packed in panels, the last one padded to P columns
+template <class T>
+std::size_t panels_size(int N, int K) {
+    constexpr int P = BView<T>::P;
+    return std::size_t((N + P - 1) / P) * P * K;
+}
 
 // The scratch buffer b is packed into, at least n floats: it grows to the largest operand once, and then no step
 // allocates. One per thread and scalar type, shared by matmul_nt, matmul_nt_causal, and matmul_nn and
@@ -98,21 +106,54 @@ T* packing_buffer(std::size_t n) {
     return buf.data();
 }
 
-// bp (K,N) in panels <- b (K,N) row-major
+// bp (K,N) in panels (panels_size floats) <- b (K,N) row-major
 template <class T>
 void pack_panels(T* bp, const T* b, int N, int K) {
     constexpr int P = BView<T>::P;
     for (int n0 = 0; n0 < N; n0 += P) {
         const int w = std::min(P, N - n0);
         T* panel = bp + std::size_t(n0) * K;
-        for (int k = 0; k < K; ++k)
-            for (int j = 0; j < w; ++j) panel[std::size_t(k) * w + j] = b[std::size_t(k) * N + n0 + j];
+        for (int k = 0; k < K; ++k) {
+            for (int j = 0; j < w; ++j) panel[std::size_t(k) * P + j] = b[std::size_t(k) * N + n0 + j];
+            std::fill(panel + std::size_t(k) * P + w, panel + std::size_t(k + 1) * P, T(0));
+        }
     }
 }
 
+// The narrowest batch mm_rows runs: natively with AVX-512 a 32-byte one (see mm_rows), elsewhere the default
+#if defined(__AVX512F__)
+using NarrowArch = xsimd::avx2;
+#else
+using NarrowArch = xsimd::default_arch;
+#endif
+
+// out_rows[:, n..N), the w = N - n last columns (fewer than a narrow batch), from b in padded panels: one narrow
+// batch of the panel, its columns past N the padding's zeros, computed in a small scratch of which the first w
+// columns are kept. Each kept column is the scalar loop's sum (bias, the multiply-adds in k order, then the old value
+// added) as a lane. Measured in the native AVX-512 build (a /tmp driver, matmul_nt best of 300, 2026-11-26, µs):
+// M = 1024, K = 64 and N = 65 89 -> 65-74, N = 66 121 -> 73, N = 70 254 -> 74-78 (N = 64: 52); the scalar loop took
+// about 36 µs a column. In the Chromium worker lm_head's forward went 28.9 -> 32.8-34.1 GFLOP/s (scripts/bench).
+// The scalar loop stays in mm_rows: moved into this function, it made clang's wasm matmul_tn, which never comes
+// here, three times slower (29 -> 10 GFLOP/s in node).
+template <class T, int R, bool ROWS>
+inline void mm_last_columns(T* out_rows, int ld, const T* strip, int lds, const BView<T>& b, const T* bias, int n,
+                            int N, int K, bool accumulate) {
+    constexpr int V = static_cast<int>(xsimd::batch<T, NarrowArch>::size);
+    const int w = N - n;
+    alignas(64) T cols[R * V];  // (R,V): the block's rows, its columns n .. n+V-1
+    alignas(64) T bias_cols[V];
+    for (int j = 0; j < V; ++j) bias_cols[j] = bias && j < w ? bias[n + j] : T(0);
+    for (int r = 0; r < R && accumulate; ++r)
+        for (int j = 0; j < V; ++j) cols[r * V + j] = j < w ? out_rows[std::size_t(r) * ld + n + j] : T(0);
+    mm_block<T, R, 1, ROWS, NarrowArch>(cols, V, strip, lds, b.at(n), b.ld(), bias ? bias_cols : nullptr, 0, K,
+                                        accumulate);
+    for (int r = 0; r < R; ++r)
+        for (int j = 0; j < w; ++j) out_rows[std::size_t(r) * ld + n + j] = cols[r * V + j];
+}
+
 // R rows of out from their strip, columns 0 .. N-1: full column blocks, one narrower block for a leftover batch,
-// scalar columns last. ld (>= N) is the row stride of both out and b: the causal products compute a left part of
-// each row block of a (T,T) out, whose rows stay T apart.
+// then the last columns (mm_last_columns, or scalar). ld (>= N) is the row stride of both out and b: the causal
+// products compute a left part of each row block of a (T,T) out, whose rows stay T apart.
 template <class T, int R, bool ROWS = false>
 inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, const T* bias, int N, int ld, int K,
                     bool accumulate) {
@@ -121,9 +162,9 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
     static_assert(NB == 2, "the tail below handles one leftover batch");
     int n = 0;
     for (; n + NB * W <= N; n += NB * W)
-        mm_block<T, R, NB, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
+        mm_block<T, R, NB, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
     if (n + W <= N) {
-        mm_block<T, R, 1, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
+        mm_block<T, R, 1, ROWS>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
         n += W;
     }
 #if defined(__AVX512F__)
@@ -131,13 +172,15 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
     // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
     constexpr int HW = static_cast<int>(xsimd::batch<T, xsimd::avx2>::size);
     if (n + HW <= N) {
-        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, ld, strip, lds, b.at(n), b.ld(n), bias, n, K, accumulate);
+        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
         n += HW;
     }
 #endif
-    for (; n < N; ++n) {  // scalar tail columns
+    if (n < N && b.panels)
+        return mm_last_columns<T, R, ROWS>(out_rows, ld, strip, lds, b, bias, n, N, K, accumulate);
+    for (; n < N; ++n) {  // scalar tail columns: a row-major b has no padding to read past N
         const T* bn = b.at(n);
-        const int ldn = b.ld(n);
+        const int ldn = b.ld();
         for (int r = 0; r < R; ++r) {
             T s = bias ? bias[n] : T(0);
             for (int k = 0; k < K; ++k)
@@ -208,7 +251,9 @@ void pack_transposed_panels(T* bt, const T* b, int ldb, int N, int K) {
             continue;
         }
         for (int j = 0; j < w; ++j)
-            for (int k = 0; k < K; ++k) panel[std::size_t(k) * w + j] = rows[std::size_t(j) * ldb + k];
+            for (int k = 0; k < K; ++k) panel[std::size_t(k) * P + j] = rows[std::size_t(j) * ldb + k];
+        for (int k = 0; k < K && w < P; ++k)  // the padding
+            std::fill(panel + std::size_t(k) * P + w, panel + std::size_t(k + 1) * P, T(0));
     }
 }
 
@@ -258,7 +303,7 @@ void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bia
 template <class T>
 BView<T> nn_b_view(const T* b, int N, int K) {
     if (N <= 2 * BView<T>::P) return BView<T>::rows(b, N);
-    T* packed = packing_buffer<T>(std::size_t(N) * K);
+    T* packed = packing_buffer<T>(panels_size<T>(N, K));
     pack_panels(packed, b, N, K);
     return BView<T>::packed(packed, N, K);
 }
@@ -391,7 +436,7 @@ constexpr int mm_column_step() {
 template <class S>
 void matmul_nt_causal(S* out, const S* a, int lda, const S* b, int ldb, int T, int K) {
     constexpr int MR = MatmulBlock<S>::MR, G = mm_column_step<S>();
-    S* packed = packing_buffer<S>(std::size_t(T) * K);  // bᵀ (K,T) in panels
+    S* packed = packing_buffer<S>(panels_size<S>(T, K));  // bᵀ (K,T) in panels
     pack_transposed_panels(packed, b, ldb, T, K);
     const BView<S> bt = BView<S>::packed(packed, T, K);
     const bool in_place = mm_rows_in_place<S>(T);  // as matmul_nt's (T,T) out: the same path per entry
@@ -1019,7 +1064,7 @@ void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S dec
 // replaced needed one per output, and was the largest single cost of a training step in the first callgrind profile).
 template <class T>
 void matmul_nt(T* out, const T* a, const T* b, const T* bias, int M, int N, int K, bool accumulate) {
-    T* packed = packing_buffer<T>(std::size_t(N) * K);
+    T* packed = packing_buffer<T>(panels_size<T>(N, K));
     pack_transposed_panels(packed, b, K, N, K);
     // the bias starts the accumulators
     matmul_blocked<T, false>(out, a, K, BView<T>::packed(packed, N, K), bias, M, N, K, accumulate);
