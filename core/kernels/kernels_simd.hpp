@@ -422,11 +422,7 @@ void matmul_tn_colsum(T* out, T* colsum, const T* a, const T* b, int M, int N, i
 // the narrowest column block mm_rows runs as vectors: a causal row block's columns are rounded up to it
 template <class S>
 constexpr int mm_column_step() {
-#if defined(__AVX512F__)
-    return static_cast<int>(xsimd::batch<S, xsimd::avx2>::size);  // mm_rows' half batch
-#else
-    return static_cast<int>(xsimd::batch<S>::size);
-#endif
+    return static_cast<int>(xsimd::batch<S, NarrowArch>::size);
 }
 
 // out (T,T) = a (T,K) · b (T,K)ᵀ on and below the diagonal (q kᵀ, dy vᵀ); a's and b's rows are lda and ldb apart
