@@ -106,6 +106,14 @@ T* packing_buffer(std::size_t n) {
     return buf.data();
 }
 
+// a panel's K rows of P floats: columns w .. P-1 (past N, in the last panel) <- 0
+template <class T>
+void zero_panel_padding(T* panel, int w, int K) {
+    constexpr int P = BView<T>::P;
+    for (int k = 0; k < K && w < P; ++k)
+        std::fill(panel + std::size_t(k) * P + w, panel + std::size_t(k + 1) * P, T(0));
+}
+
 // bp (K,N) in panels (panels_size floats) <- b (K,N) row-major
 template <class T>
 void pack_panels(T* bp, const T* b, int N, int K) {
@@ -113,10 +121,9 @@ void pack_panels(T* bp, const T* b, int N, int K) {
     for (int n0 = 0; n0 < N; n0 += P) {
         const int w = std::min(P, N - n0);
         T* panel = bp + std::size_t(n0) * K;
-        for (int k = 0; k < K; ++k) {
+        for (int k = 0; k < K; ++k)
             for (int j = 0; j < w; ++j) panel[std::size_t(k) * P + j] = b[std::size_t(k) * N + n0 + j];
-            std::fill(panel + std::size_t(k) * P + w, panel + std::size_t(k + 1) * P, T(0));
-        }
+        zero_panel_padding(panel, w, K);
     }
 }
 
@@ -252,8 +259,7 @@ void pack_transposed_panels(T* bt, const T* b, int ldb, int N, int K) {
         }
         for (int j = 0; j < w; ++j)
             for (int k = 0; k < K; ++k) panel[std::size_t(k) * P + j] = rows[std::size_t(j) * ldb + k];
-        for (int k = 0; k < K && w < P; ++k)  // the padding
-            std::fill(panel + std::size_t(k) * P + w, panel + std::size_t(k + 1) * P, T(0));
+        zero_panel_padding(panel, w, K);
     }
 }
 
