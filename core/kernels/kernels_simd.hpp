@@ -177,9 +177,9 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
 #if defined(__AVX512F__)
     // a 32-byte batch for what is left: with 16-float batches, 8-wide heads (hs = 8 at H = 8) would otherwise all
     // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
-    constexpr int HW = static_cast<int>(xsimd::batch<T, xsimd::avx2>::size);
+    constexpr int HW = static_cast<int>(xsimd::batch<T, NarrowArch>::size);
     if (n + HW <= N) {
-        mm_block<T, R, 1, ROWS, xsimd::avx2>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
+        mm_block<T, R, 1, ROWS, NarrowArch>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
         n += HW;
     }
 #endif
