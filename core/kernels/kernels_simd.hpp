@@ -139,7 +139,8 @@ using NarrowArch = xsimd::default_arch;
 // columns are kept. Each kept column is the scalar loop's sum (bias, the multiply-adds in k order, then the old value
 // added) as a lane. Measured in the native AVX-512 build (a /tmp driver, matmul_nt best of 300, 2026-11-26, µs):
 // M = 1024, K = 64 and N = 65 89 -> 65-74, N = 66 121 -> 73, N = 70 254 -> 74-78 (N = 64: 52); the scalar loop took
-// about 36 µs a column. In the Chromium worker lm_head's forward went 28.9 -> 32.8-34.1 GFLOP/s (scripts/bench).
+// about 36 µs a column. lm_head's forward in scripts/bench (four runs before, two after): the Chromium worker
+// 27.9-28.9 -> 34.1-35.5 GFLOP/s, native AVX-512 95.1-95.3 -> 127.3-128.1.
 // The scalar loop stays in mm_rows: moved into this function, it made clang's wasm matmul_tn, which never comes
 // here, three times slower (29 -> 10 GFLOP/s in node).
 template <class T, int R, bool ROWS>
