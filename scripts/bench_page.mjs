@@ -106,7 +106,12 @@ async function comparison(base) {
         jsHeapTotal = Math.max(jsHeapTotal, h.totalSize);
         samples += 1;
       }
-      if (await verdict.waitFor({ timeout: HEAP_EVERY_MS }).then(() => true, () => false)) break;
+      // a timeout only means no verdict yet; any other error (the page gone, say) ends the benchmark
+      const shown = await verdict.waitFor({ timeout: HEAP_EVERY_MS }).then(() => true, (e) => {
+        if (e.name !== 'TimeoutError') throw e;
+        return false;
+      });
+      if (shown) break;
       if (Date.now() - t0 > 20 * 60_000) throw new Error('the comparison did not finish within 20 minutes');
     }
     const wallS = (Date.now() - t0) / 1000;
