@@ -3,24 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+
+#include "student_t.hpp"
 
 namespace mha {
 
 namespace {
-
-// "+0.012" / "−0.004" (a real minus sign) / "0.000"
-std::string signed_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", std::abs(v));
-    if (std::string(buf) == "0.000") return "0.000";
-    return (v < 0 ? "\u2212" : "+") + std::string(buf);
-}
-
-std::string plain_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
 
 SeedSummary summarise(const std::vector<double>& x) {
     SeedSummary s;
@@ -33,13 +22,105 @@ SeedSummary summarise(const std::vector<double>& x) {
     return s;
 }
 
+// the interval's half-width with n seeds of standard deviation sd
+double half_width(double sd, int n) {
+    return student_t_quantile(1 - (1 - kConfidence) / 2, n - 1) * sd / std::sqrt(static_cast<double>(n));
+}
+
+// the fewest seeds in all (more than now, at most kMaxSeedsToDecide) at which an interval of this mean and standard
+// deviation would exclude 0 or fit within ±margin; 0 if none
+int seeds_needed(double mean, double sd, int now, double margin) {
+    for (int n = std::max(now + 1, 2); n <= kMaxSeedsToDecide; ++n) {
+        const double w = half_width(sd, n);
+        if (std::abs(mean) > w || std::abs(mean) + w < margin) return n;
+    }
+    return 0;
+}
+
 }  // namespace
 
+const char* outcome_name(SeedOutcome o) {
+    switch (o) {
+        case SeedOutcome::effect: return "effect";
+        case SeedOutcome::equivalent: return "equivalent";
+        case SeedOutcome::undecided: return "undecided";
+    }
+    return "";
+}
+
+std::string signed_nats(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", std::abs(v));
+    if (std::string(buf) == "0.000") return "0.000";
+    return (v < 0 ? "\u2212" : "+") + std::string(buf);
+}
+
+std::string plain_nats(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+PairedDifference judge_paired(const std::vector<double>& d, double margin) {
+    PairedDifference r;
+    const SeedSummary s = summarise(d);
+    const int n = s.seeds;
+    r.mean = s.mean, r.min = s.min, r.max = s.max;
+    for (double v : d) r.agree += (r.mean >= 0 ? v > 0 : v < 0);
+    if (n < 2) {
+        r.low = -std::numeric_limits<double>::infinity();
+        r.high = std::numeric_limits<double>::infinity();
+        return r;  // undecided, and no estimate of how many seeds would decide it
+    }
+    double ss = 0;
+    for (double v : d) ss += (v - r.mean) * (v - r.mean);
+    r.sd = std::sqrt(ss / (n - 1));
+    const double w = half_width(r.sd, n);
+    r.low = r.mean - w, r.high = r.mean + w;
+    if (r.low > 0 || r.high < 0) r.outcome = SeedOutcome::effect;
+    else if (r.low > -margin && r.high < margin) r.outcome = SeedOutcome::equivalent;
+    else r.seeds_to_decide = seeds_needed(r.mean, r.sd, n, margin);
+    return r;
+}
+
+std::string interval_text(const PairedDifference& d, int seeds) {
+    if (seeds < 2) return "one seed: no interval";
+    const std::string way = d.mean >= 0 ? "higher" : "lower";
+    return "95% t-interval over " + std::to_string(seeds) + " paired seeds: " + signed_nats(d.low) + " to " +
+           signed_nats(d.high) + "; " + way + " on " + std::to_string(d.agree) + " of " + std::to_string(seeds);
+}
+
+std::string size_against_spread(const PairedDifference& d) {
+    const std::string spread = "(\u00b1" + plain_nats(d.spread) + ")";
+    if (d.spread <= 0) return "the seeds' losses do not differ at all";
+    const double ratio = std::abs(d.mean) / d.spread;
+    if (ratio < 0.5) return "small next to how much seeds differ " + spread;
+    if (ratio < 2) return "about as large as seeds differ " + spread;
+    return "large next to how much seeds differ " + spread;
+}
+
+std::string seeds_to_decide_text(const PairedDifference& d, int seeds) {
+    if (seeds < 2) return "with one seed the spread between seeds is unknown: run 3 or more seeds";
+    if (d.seeds_to_decide > 0)
+        return "about " + std::to_string(d.seeds_to_decide) + " seeds in all would likely decide it";
+    return "more than " + std::to_string(kMaxSeedsToDecide) +
+           " seeds would be needed at this size: at this budget the difference is too small to tell";
+}
+
+std::string seed_rule_text(double margin) {
+    return "Each verdict judges the paired differences (the same seed for both settings): an effect when their 95% "
+           "t-interval excludes 0; no effect larger than " + plain_nats(margin) + " nats (" +
+           std::to_string(static_cast<int>(std::lround((std::exp(margin) - 1) * 100))) +
+           "% in perplexity) when the whole interval lies within \u00b1" + plain_nats(margin) +
+           "; otherwise cannot tell yet.";
+}
+
 std::string compare_over_seeds(const std::vector<std::string>& labels, const std::vector<std::vector<double>>& values,
-                               int reference, SeedComparison& out, const std::string& unit) {
+                               int reference, SeedComparison& out, double margin) {
     const int G = static_cast<int>(values.size());
     if (G < 1 || labels.size() != values.size()) return "one label per setting, and at least one setting.";
     if (reference < 0 || reference >= G) return "the reference setting does not exist.";
+    if (!(margin > 0) || !std::isfinite(margin)) return "the practical threshold must be a positive number of nats.";
     const std::size_t S = values[0].size();
     for (const auto& x : values) {
         if (x.empty() || x.size() != S) return "every setting needs the same number of seeds, at least one.";
@@ -47,39 +128,42 @@ std::string compare_over_seeds(const std::vector<std::string>& labels, const std
             if (!std::isfinite(v)) return "a run has no finite result to compare.";
     }
     SeedComparison r;
+    r.margin = margin;
     for (const auto& x : values) r.settings.push_back(summarise(x));
-    const SeedSummary& ref = r.settings[reference];
+    const std::string& ref = labels[reference];
+    const int seeds = static_cast<int>(S);
     for (int g = 0; g < G; ++g) {
-        PairedDifference d;
         std::vector<double> diff(S);
         for (std::size_t s = 0; s < S; ++s) diff[s] = values[g][s] - values[reference][s];
-        const SeedSummary ds = summarise(diff);
-        d.mean = ds.mean, d.min = ds.min, d.max = ds.max;
-        d.spread = std::max(r.settings[g].spread(), ref.spread());
-        const bool one_sign = ds.min > 0 || ds.max < 0;
-        d.beyond_noise = S >= 2 && g != reference && one_sign && std::abs(d.mean) > d.spread;
+        PairedDifference d = judge_paired(diff, margin);
+        d.spread = std::max(r.settings[g].spread(), r.settings[reference].spread());
+        if (g == reference) d.outcome = SeedOutcome::equivalent, d.seeds_to_decide = 0;
         r.to_reference.push_back(d);
         if (g == reference) {
             r.verdicts.emplace_back();
             continue;
         }
-        std::string v = labels[g] + " \u2212 " + labels[reference] + ": " + signed_text(d.mean) + " " + unit;
-        if (S < 2) {
-            v += " with one seed: the spread between seeds is unknown, so this cannot be told from noise; run more "
-                 "seeds.";
-        } else {
-            v += " (paired over " + std::to_string(S) + " seeds: " + signed_text(d.min) + " to " + signed_text(d.max) +
-                 "), seeds range \u00b1" + plain_text(d.spread) + ": ";
-            if (d.beyond_noise)
-                v += labels[g] + " is " + (d.mean < 0 ? "lower" : "higher") + " for every seed, by more than the seed "
-                     "spread.";
-            else if (!one_sign)
-                v += "no difference beyond seed noise (the seeds disagree on its sign).";
-            else
-                v += "no difference beyond seed noise (every seed puts " + labels[g] + " " +
-                     (d.mean < 0 ? "lower" : "higher") + ", but by less than the seeds differ among themselves).";
+        const std::string& me = labels[g];
+        const std::string interval = " (" + interval_text(d, seeds) + ")";
+        switch (d.outcome) {
+            case SeedOutcome::effect:
+                r.verdicts.push_back(me + " is " + (d.mean < 0 ? "lower" : "higher") + " than " + ref + " by " +
+                                     plain_nats(std::abs(d.mean)) + " nats" + interval + ": an effect, " +
+                                     size_against_spread(d) + ".");
+                break;
+            case SeedOutcome::equivalent:
+                r.verdicts.push_back(me + " \u2212 " + ref + ": " + signed_nats(d.mean) + " nats" + interval +
+                                     ": no difference larger than " + plain_nats(margin) + " nats, the practical "
+                                     "threshold.");
+                break;
+            case SeedOutcome::undecided:
+                r.verdicts.push_back(me + " \u2212 " + ref + ": " + signed_nats(d.mean) + " nats" + interval +
+                                     ": cannot tell yet" +
+                                     (seeds < 2 ? "" : " (the interval holds 0 and reaches past \u00b1" +
+                                                           plain_nats(margin) + ")") +
+                                     "; " + seeds_to_decide_text(d, seeds) + ".");
+                break;
         }
-        r.verdicts.push_back(v);
     }
     out = std::move(r);
     return "";
