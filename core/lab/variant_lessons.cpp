@@ -1,23 +1,58 @@
 #include "variant_lessons.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace mha {
 
 namespace {
 
-std::string three(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
-
 // "0.853 nats below canonical" / "0.009 nats above canonical" / "0.000 nats from canonical"
 std::string against_canonical(double mean) {
-    const std::string size = three(std::abs(mean)) + " nats ";
+    const std::string size = plain_nats(std::abs(mean)) + " nats ";
     if (size == "0.000 nats ") return size + "from canonical";
     return size + (mean < 0 ? "below" : "above") + " canonical";
+}
+
+// "no difference detected at this budget (could not rule out ±0.041)"
+std::string not_detected(const PairedDifference& d, int seeds) {
+    if (seeds < 2) return "no difference detected with one seed";
+    return "no difference detected at this budget (could not rule out \u00b1" +
+           plain_nats(std::max(std::abs(d.low), std::abs(d.high))) + ")";
+}
+
+// the judgement for a predicted direction (lower or higher)
+std::string judge_direction(const VariantLesson& lesson, const PairedDifference& d, int seeds, double margin) {
+    const bool predicted_lower = lesson.loss == LossPrediction::lower;
+    const std::string predicted = predicted_lower ? "a lower loss than canonical" : "a higher loss than canonical";
+    switch (d.outcome) {
+        case SeedOutcome::effect:
+            if ((d.mean < 0) == predicted_lower)
+                return "the lesson's symptom shows: " + std::string(lesson.symptom) + " (" + lesson.reason + ")";
+            return "the opposite of the lesson's prediction: it predicts " + predicted + " (" + lesson.reason +
+                   "), and the loss is " + (d.mean < 0 ? "lower" : "higher");
+        case SeedOutcome::equivalent:
+            return "no difference larger than " + plain_nats(margin) + " nats: the lesson's prediction of " +
+                   predicted + " does not show at this budget";
+        case SeedOutcome::undecided: break;
+    }
+    return not_detected(d, seeds) + ": the lesson's prediction of " + predicted + " is neither confirmed nor ruled "
+           "out; " + seeds_to_decide_text(d, seeds);
+}
+
+// the judgement for a predicted "no change"
+std::string judge_same(const VariantLesson& lesson, const PairedDifference& d, int seeds, double margin) {
+    switch (d.outcome) {
+        case SeedOutcome::equivalent:
+            return "no difference larger than " + plain_nats(margin) + " nats, as the lesson predicts: " +
+                   lesson.symptom + " (" + lesson.reason + ")";
+        case SeedOutcome::effect:
+            return "it differs from canonical, against the lesson's prediction that " + std::string(lesson.symptom) +
+                   " (" + lesson.reason + ")";
+        case SeedOutcome::undecided: break;
+    }
+    return not_detected(d, seeds) + ": the lesson's prediction that " + lesson.symptom + " is not yet confirmed; " +
+           seeds_to_decide_text(d, seeds);
 }
 
 }  // namespace
@@ -26,62 +61,47 @@ VariantLesson variant_lesson(AttentionVariant v) {
     using V = AttentionVariant;
     using P = LossPrediction;
     switch (v) {
-        case V::canonical: return {P::none, "the reference every variant is measured against"};
+        case V::canonical: return {P::none, "the reference every variant is measured against", "it is the lesson's layer"};
         case V::swapped_order:
-            return {P::same, "trained from scratch it learns as well as canonical (the same model with its weights "
-                             "permuted)"};
+            return {P::same, "trained from scratch it learns as well as canonical",
+                    "the same model with its weights permuted"};
         case V::no_transpose_split:
         case V::no_transpose_merge:
-            return {P::lower, "the loss looks too good (outputs read the characters they are asked to predict)"};
+            return {P::lower, "the loss looks too good", "outputs read the characters they are asked to predict"};
         case V::no_transpose_both:
-            return {P::higher, "a worse loss (each position attends only within its block of T/H positions)"};
+            return {P::higher, "a worse loss", "each position attends only within its block of T/H positions"};
         case V::scale_sqrt_d:
-            return {P::higher, "slower learning (logits \u221aH times too small, flatter attention): a higher loss at "
-                               "the same budget"};
+            return {P::higher, "slower learning, a higher loss at the same budget",
+                    "logits \u221aH times too small, flatter attention"};
         case V::no_wo:
-            return {P::none, "its prediction is about the parameters (D\u00b2 + D fewer per layer), not the loss"};
+            return {P::none, "its prediction is about the parameters (D\u00b2 + D fewer per layer), not the loss",
+                    "each head writes a fixed slice of the output"};
         case V::per_head_proj:
-            return {P::same, "the same function class as canonical: it learns as well, only slower per step"};
+            return {P::same, "it learns as well as canonical, only slower per step",
+                    "the same function class as one D\u00d7D projection"};
         case V::split_input:
-            return {P::higher, "a weaker model (each head sees only its slice of the input): a higher loss"};
+            return {P::higher, "a weaker model, a higher loss", "each head sees only its slice of the input"};
         case V::tied_heads:
-            return {P::higher, "a weaker model (all heads share one Q/K/V projection): a higher loss"};
+            return {P::higher, "a weaker model, a higher loss", "all heads share one Q/K/V projection"};
     }
     return {};
 }
 
-std::string lesson_verdict(AttentionVariant v, const PairedDifference& d, int seeds, int steps) {
+std::string lesson_verdict(AttentionVariant v, const PairedDifference& d, int seeds, int steps, double margin) {
     const VariantLesson lesson = variant_lesson(v);
-    std::string out = std::string(variant_name(v)) + ": " + against_canonical(d.mean);
-    if (seeds < 2) {
-        return out + " with one seed at " + std::to_string(steps) +
-               " steps: the spread between seeds is unknown, so this cannot be told from noise; run more seeds.";
-    }
-    const std::string spread = "(\u00b1" + three(d.spread) + ") at " + std::to_string(steps) + " steps";
-    if (d.beyond_noise) {
-        const bool far = std::abs(d.mean) >= kFarOutside * d.spread;
-        out += std::string(" for every seed, ") + (far ? "far outside" : "outside") + " the seed spread " + spread;
-    } else {
-        out += ", within seed noise " + spread;
-    }
-    const bool lower = d.mean < 0;
+    std::string out = std::string(variant_name(v)) + ": " + against_canonical(d.mean) + " (" + interval_text(d, seeds) +
+                      ") at " + std::to_string(steps) + " steps: ";
     switch (lesson.loss) {
         case LossPrediction::lower:
-        case LossPrediction::higher: {
-            const bool as_predicted = (lesson.loss == LossPrediction::lower) == lower;
-            if (!d.beyond_noise)
-                return out + ": the lesson's symptom, " + lesson.symptom + ", does not show at this budget.";
-            if (as_predicted) return out + ": the lesson's symptom shows: " + lesson.symptom + ".";
-            return out + ": the opposite of the lesson's prediction, " + lesson.symptom + ".";
-        }
-        case LossPrediction::same:
-            if (d.beyond_noise)
-                return out + ": it differs from canonical, against the lesson's prediction that " + lesson.symptom +
-                       ".";
-            return out + ", as the lesson predicts: " + lesson.symptom + ".";
+        case LossPrediction::higher: return out + judge_direction(lesson, d, seeds, margin) + ".";
+        case LossPrediction::same: return out + judge_same(lesson, d, seeds, margin) + ".";
         case LossPrediction::none: break;
     }
-    return out + ". The lesson makes no prediction about its loss: " + lesson.symptom + ".";
+    const std::string found = d.outcome == SeedOutcome::effect       ? "an effect"
+                              : d.outcome == SeedOutcome::equivalent ? "no difference larger than " +
+                                                                           plain_nats(margin) + " nats"
+                                                                     : not_detected(d, seeds);
+    return out + found + ". The lesson makes no prediction about its loss: " + lesson.symptom + ".";
 }
 
 std::string compare_variants(const std::vector<std::string>& variants, const std::vector<std::vector<double>>& values,
@@ -101,7 +121,7 @@ std::string compare_variants(const std::vector<std::string>& variants, const std
     for (std::size_t g = 0; g < variants.size(); ++g) {
         r.lessons.push_back(static_cast<int>(g) == reference
                                 ? std::string()
-                                : lesson_verdict(parsed[g], r.seeds.to_reference[g], S, steps));
+                                : lesson_verdict(parsed[g], r.seeds.to_reference[g], S, steps, r.seeds.margin));
     }
     out = std::move(r);
     return "";
