@@ -321,7 +321,9 @@ inline val to_js(const mha::WorkedExample& ex) {
     return r;
 }
 
-// { settings: [{seeds, mean, min, max, spread}], toReference: [{mean, min, max, spread, beyondNoise}], verdicts }
+// { settings: [{seeds, mean, min, max, spread}], toReference: [{mean, min, max, sd, low, high, spread, agree, outcome,
+//   seedsToDecide}], verdicts, margin, rule }; outcome is 'effect', 'equivalent' or 'undecided'
+// (core/lab/seed_effects.hpp); low and high are ±Infinity with one seed
 inline val to_js(const mha::SeedComparison& c) {
     val settings = val::array(), pairs = val::array();
     for (const mha::SeedSummary& x : c.settings) {
@@ -332,12 +334,14 @@ inline val to_js(const mha::SeedComparison& c) {
     }
     for (const mha::PairedDifference& d : c.to_reference) {
         val o = val::object();
-        o.set("mean", d.mean), o.set("min", d.min), o.set("max", d.max), o.set("spread", d.spread);
-        o.set("beyondNoise", d.beyond_noise);
+        o.set("mean", d.mean), o.set("min", d.min), o.set("max", d.max), o.set("sd", d.sd);
+        o.set("low", d.low), o.set("high", d.high), o.set("spread", d.spread), o.set("agree", d.agree);
+        o.set("outcome", std::string(mha::outcome_name(d.outcome))), o.set("seedsToDecide", d.seeds_to_decide);
         pairs.call<void>("push", o);
     }
     val r = ok();
     r.set("settings", settings), r.set("toReference", pairs), r.set("verdicts", strings(c.verdicts));
+    r.set("margin", c.margin), r.set("rule", mha::seed_rule_text(c.margin));
     return r;
 }
 

@@ -366,17 +366,19 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
     SeedComparison c;
     const std::string err = compare_over_seeds(labels, finals, 0, c);
     if (!err.empty()) die(err);
-    std::printf("\n| setting | final val loss, mean ± half-range | min – max | paired difference to %s |\n",
+    std::printf("\n| setting | final val loss, mean ± half-range | min – max | paired difference to %s, mean "
+                "(95%% t-interval) | verdict |\n",
                 labels[0].c_str());
-    std::printf("|---|---|---|---|\n");
+    std::printf("|---|---|---|---|---|\n");
     for (std::size_t g = 0; g < labels.size(); ++g) {
         const SeedSummary& x = c.settings[g];
         const PairedDifference& d = c.to_reference[g];
         std::printf("| %s | %.4f ± %.4f | %.4f – %.4f | ", labels[g].c_str(), x.mean, x.spread(), x.min, x.max);
-        if (g == 0) std::printf("(reference) |\n");
-        else std::printf("%+.4f (%+.4f to %+.4f)%s |\n", d.mean, d.min, d.max, d.beyond_noise ? ", beyond noise" : "");
+        if (g == 0) std::printf("(reference) | |\n");
+        else if (seeds < 2) std::printf("%+.4f (one seed) | %s |\n", d.mean, outcome_name(d.outcome));
+        else std::printf("%+.4f (%+.4f to %+.4f) | %s |\n", d.mean, d.low, d.high, outcome_name(d.outcome));
     }
-    std::printf("\n");
+    std::printf("\n%s\n\n", seed_rule_text(c.margin).c_str());
     for (const std::string& v : c.verdicts)
         if (!v.empty()) std::printf("%s\n", v.c_str());
     // a --variant list with canonical in it: the same numbers judged in the lesson's terms (variant_lessons.hpp)

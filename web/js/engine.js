@@ -242,20 +242,26 @@ export function lrAt(step, s) {
 /**
  * @typedef {{seeds: number, mean: number, min: number, max: number, spread: number}} SeedSummary  one setting's
  *   values over its seeds; spread = (max − min) / 2, the "±"
- * @typedef {{mean: number, min: number, max: number, spread: number, beyondNoise: boolean}} PairedDifference
- *   values[g][s] − values[reference][s] over the seeds s; spread: the larger half-range of the two settings
+ * @typedef {{mean: number, min: number, max: number, sd: number, low: number, high: number, spread: number,
+ *   agree: number, outcome: 'effect' | 'equivalent' | 'undecided', seedsToDecide: number}} PairedDifference
+ *   values[g][s] − values[reference][s] over the seeds s: their mean, range and standard deviation, the 95%
+ *   t-interval of the mean [low, high] (±Infinity with one seed), the seeds agreeing with the mean's sign, the
+ *   outcome, and for 'undecided' the seeds in all that would likely decide it (0: unknown or over 64); spread: the
+ *   larger half-range of the two settings
  */
 
 /**
- * Is a difference between settings larger than the spread between seeds? The core's verdict on paired runs
+ * Is a difference between settings real, or seed noise? The core's verdict on paired runs
  * (core/lab/seed_effects.hpp): seed s of every setting drew the same data order and initialisation, so setting g is
- * compared with the reference seed by seed. The page shows the verdicts as they are.
+ * compared with the reference seed by seed, by a 95% t-interval on the paired differences: an effect, no effect
+ * larger than the practical threshold (margin, in nats), or cannot tell yet. The page shows the verdicts as they are.
  * @param {string[]} labels (G) the settings' names, e.g. ['H = 1', 'H = 4', 'H = 8']
  * @param {number[][]} values (G,S) one number per setting and seed (e.g. the final validation loss), every row the
  *   same seeds in the same order, S ≥ 1
  * @param {number} reference index of the setting the others are compared with
- * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[]}
- *         | {ok: false, error: string}} settings, toReference, verdicts: (G) each; the reference's verdict is ''
+ * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[], margin: number,
+ *         rule: string} | {ok: false, error: string}} settings, toReference, verdicts: (G) each; the reference's
+ *         verdict is ''; rule: the rule in one sentence
  */
 export function compareOverSeeds(labels, values, reference) {
   let err = notLoaded() ?? checkInt(reference, 'The reference');
@@ -271,8 +277,9 @@ export function compareOverSeeds(labels, values, reference) {
  * @param {string[]} variants (G) the core's variant names, 'canonical' among them
  * @param {number[][]} values (G,S) the final validation loss per variant and seed, paired
  * @param {number} steps the budget the runs trained for (named in the verdicts)
- * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[], lessons: string[]}
- *         | {ok: false, error: string}} as compareOverSeeds, plus lessons (G): '' for canonical
+ * @returns {{ok: true, settings: SeedSummary[], toReference: PairedDifference[], verdicts: string[], margin: number,
+ *         rule: string, lessons: string[]} | {ok: false, error: string}} as compareOverSeeds, plus lessons (G): ''
+ *         for canonical
  */
 export function compareVariants(variants, values, steps) {
   let err = notLoaded() ?? checkInt(steps, 'The number of steps');
