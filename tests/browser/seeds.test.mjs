@@ -117,10 +117,14 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
       const s = core.settings[g];
       assert.equal(r[2], `${s.mean.toFixed(3)} ± ${s.spread.toFixed(3)}`);
       assert.equal(r[3], `${s.min.toFixed(3)}–${s.max.toFixed(3)}`);
-      assert.match(r[5], /^\d+\.\d s$/);
+      assert.match(r[6], /^\d+\.\d s$/);
     });
     assert.equal(rows[0][4], 'reference');
-    for (const g of [1, 2]) assert.match(rows[g][4], /^[+−]?\d\.\d{3} \([+−]?\d\.\d{3} to [+−]?\d\.\d{3}\)$/);
+    for (const g of [1, 2]) {
+      assert.match(rows[g][4], /^[+−]?\d\.\d{3} \([+−]?\d\.\d{3} to [+−]?\d\.\d{3}\)$/);
+      const d = core.toReference[g];
+      assert.equal(rows[g][5], { effect: 'an effect', equivalent: 'no effect over 0.020', undecided: 'cannot tell yet' }[d.outcome]);
+    }
     assert.match(await p.locator('#c-final .table-caption').first().textContent(), /over 2 seeds \(1, 2\).*parameter counts are equal/);
 
     // the verdicts: the core's sentences, word for word, for H = 4 and H = 8 (none for the reference)
@@ -128,7 +132,7 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
     for (const [g, H] of [[1, 4], [2, 8]]) {
       const text = await p.locator(`#c-final .seed-verdicts li[data-heads="${H}"]`).textContent();
       assert.equal(text, core.verdicts[g]);
-      assert.match(text, new RegExp(`^H = ${H} − H = 1: .* \\(paired over 2 seeds: .*\\), seeds range ±\\d\\.\\d{3}: `));
+      assert.match(text, new RegExp(`^H = ${H} (− H = 1: |is (higher|lower) than H = 1 by ).*\\(95% t-interval over 2 paired seeds: `));
     }
 
     // one sample per H (its first seed's)
@@ -167,7 +171,7 @@ test('seeds=1: the one-seed verdict, from the core', async () => {
     for (const [g, H] of [[1, 4], [2, 8]]) {
       const text = await p.locator(`#c-final .seed-verdicts li[data-heads="${H}"]`).textContent();
       assert.equal(text, core.verdicts[g]);
-      assert.match(text, /with one seed: the spread between seeds is unknown, so this cannot be told from noise/);
+      assert.match(text, /\(one seed: no interval\): cannot tell yet; with one seed the spread between seeds is unknown/);
     }
   } finally {
     await p.close();

@@ -14,6 +14,7 @@ import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
+import { outcomeWords, pairedCell, signed } from '../views/seed_words.js';
 
 const SETTINGS = {
   modelKeys: ['dModel', 'nHeads', 'nLayers', 'context', 'mlp'],  // tiny-char: the core's default model (constants().defaults)
@@ -110,11 +111,6 @@ const $ = (id) => document.getElementById(id);
 
 // a run takes one of the slots (one core each) from its set-up until it ends
 const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
-// a difference as the core writes one: "+0.012", "−0.004" (a real minus sign)
-const signed = (v) => {
-  const t = Math.abs(v).toFixed(3);
-  return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
-};
 const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`);
 
 /**
@@ -405,8 +401,7 @@ export function setupBreak(app) {
       return [v, used[g][0].facts ? count(used[g][0].facts.params) : '–',
         n > 1 ? `${x.mean.toFixed(3)} ± ${x.spread.toFixed(3)}` : x.mean.toFixed(3),
         n > 1 ? `${x.min.toFixed(3)}–${x.max.toFixed(3)}` : '–',
-        g === 0 ? 'reference' : n > 1 ? `${signed(d.mean)} (${signed(d.min)} to ${signed(d.max)})` : signed(d.mean),
-        g === 0 ? '' : n < 2 ? 'unknown with one seed' : d.beyondNoise ? 'beyond seed noise' : 'within seed noise'];
+        g === 0 ? 'reference' : pairedCell(d, n), g === 0 ? '' : outcomeWords(d, c.margin)];
     });
     const left = comparison.seeds - n;
     const caption = `Final validation loss after ${count(comparison.steps)} steps over ${plural(n, 'seed')} (${seedList.join(', ')}), ` +
@@ -414,16 +409,16 @@ export function setupBreak(app) {
       (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}.` : '');
     const verdicts = names.map((v, g) => (c.lessons[g] ? el('li', { 'data-variant': v },
       el('span', { class: 'lesson-verdict' }, c.lessons[g]), ...budgetNote(v, c, g)) : null)).filter(Boolean);
-    return [table(caption, ['variant', 'parameters', 'final validation loss', 'seeds: min–max', 'paired difference to canonical',
-      'against the seed spread'], rows, { class: 'final-table', stack: true }),
-    el('p', { class: 'verdicts-title' }, 'Against the lesson, judged by the core (an effect counts only when every seed agrees on its sign and it exceeds the spread between seeds):'),
+    return [table(caption, ['variant', 'parameters', 'final validation loss', 'seeds: min–max',
+      'paired difference to canonical (95% interval)', 'verdict'], rows, { class: 'final-table', stack: true }),
+    el('p', { class: 'verdicts-title' }, 'Against the lesson, judged by the core. ', el('span', { class: 'seed-rule' }, c.rule)),
     el('ul', { class: 'seed-verdicts' }, ...verdicts)];
   }
 
   // where the lesson's symptom did not show at this budget (or the opposite did): what the native measurements found
   function budgetNote(v, c, g) {
     const m = MEASURED.variants[v];
-    if (!m || !/does not show at this budget|the opposite of the lesson's prediction/.test(c.lessons[g])) return [];
+    if (!m || !/does not show at this budget|the opposite of the lesson's prediction|no difference detected at this budget/.test(c.lessons[g])) return [];
     // 500, 1,000 and 2,000
     const list = (xs, and = 'and') => {
       const t = xs.map(count);
@@ -565,7 +560,7 @@ export function setupBreak(app) {
     if (sc?.c?.ok && g > 0) {
       out.push(' ', el('span', { class: 'seed-verdict' }, el('strong', {}, 'Over the seeds: '), sc.c.lessons[g]));
       const d = sc.c.toReference[g];
-      if (r && !r.causal && d.beyondNoise && d.mean < 0) {
+      if (r && !r.causal && d.outcome === 'effect' && d.mean < 0) {
         out.push(' Its loss is lower because it reads the characters it is asked to predict; the sample below is what it writes when the future is not there to read.');
       }
     } else if (comparison?.seeds > 1) {

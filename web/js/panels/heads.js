@@ -16,6 +16,7 @@ import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
+import { outcomeWords, pairedCell, signed } from '../views/seed_words.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -30,11 +31,6 @@ const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 
 const $ = (id) => document.getElementById(id);
 const mib = (bytes) => bytes / 2 ** 20;
-// a difference as the core writes one: "+0.012", "−0.004" (a real minus sign)
-const signed = (v) => {
-  const t = Math.abs(v).toFixed(3);
-  return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
-};
 
 /**
  * @typedef {{H: number, index: number, seed: number, key: string, label: string, settings: object,
@@ -529,7 +525,7 @@ export function setupHeads(app) {
       return [labels[g], used[g][0].facts ? count(used[g][0].facts.params) : '–',
         n > 1 ? `${x.mean.toFixed(3)} ± ${x.spread.toFixed(3)}` : x.mean.toFixed(3),
         n > 1 ? `${x.min.toFixed(3)}–${x.max.toFixed(3)}` : '–',
-        g === 0 ? 'reference' : n > 1 ? `${signed(d.mean)} (${signed(d.min)} to ${signed(d.max)})` : signed(d.mean),
+        g === 0 ? 'reference' : pairedCell(d, n), g === 0 ? '' : outcomeWords(d, c.margin),
         `${time.toFixed(1)} s`];
     });
     const same = new Set(used.map((rs) => rs[0].facts?.params)).size === 1;
@@ -540,9 +536,9 @@ export function setupHeads(app) {
       (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}. ` : '') +
       (same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
-    return [table(caption, ['heads', 'parameters', 'final validation loss', 'seeds: min–max', `paired difference to ${labels[0]}`,
-      'time per run'], rows, { class: 'final-table', stack: true }),
-    ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Against the spread between seeds (the core's verdict, each H against ${labels[0]}):`),
+    return [table(caption, ['heads', 'parameters', 'final validation loss', 'seeds: min–max',
+      `paired difference to ${labels[0]} (95% interval)`, 'verdict', 'time per run'], rows, { class: 'final-table', stack: true }),
+    ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : [])];
   }
 
