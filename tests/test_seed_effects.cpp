@@ -57,7 +57,8 @@ TEST_CASE("seed comparison: a small consistent difference is an effect although 
     CHECK(p.high == Approx(0.013 + 0.0064757).epsilon(1e-4));
     CHECK(c.verdicts[1] ==
           "H = 4 is higher than H = 1 by 0.013 nats (95% t-interval over 8 paired seeds: +0.007 to +0.019; higher on "
-          "8 of 8): an effect, small next to how much seeds differ (\u00b10.072).");
+          "8 of 8): an effect, but all of it within \u00b10.020 nats, the practical threshold; small next to how "
+          "much seeds differ (\u00b10.072).");
 }
 
 TEST_CASE("seed comparison: no effect larger than the practical threshold, or cannot tell yet", "[seeds]") {

@@ -149,6 +149,10 @@ std::string compare_over_seeds(const std::vector<std::string>& labels, const std
             case SeedOutcome::effect:
                 r.verdicts.push_back(me + " is " + (d.mean < 0 ? "lower" : "higher") + " than " + ref + " by " +
                                      plain_nats(std::abs(d.mean)) + " nats" + interval + ": an effect, " +
+                                     (d.low > -margin && d.high < margin
+                                          ? "but all of it within \u00b1" + plain_nats(margin) +
+                                                " nats, the practical threshold; "
+                                          : "") +
                                      size_against_spread(d) + ".");
                 break;
             case SeedOutcome::equivalent:

@@ -6,7 +6,8 @@
 // The rule (named in every verdict): the 95% confidence interval of the mean paired difference from Student's t,
 //   mean(d) ± t_{0.975, S-1} · sd(d) / √S,
 // read three ways:
-//   - an effect: the interval excludes 0;
+//   - an effect: the interval excludes 0 (said to be small, "all of it within ±δ", when the interval also lies
+//     within ±δ: real, but below what matters in practice);
 //   - no effect larger than δ: the whole interval lies within ±δ (an equivalence statement, as two one-sided
 //     tests at 2.5% each);
 //   - cannot tell yet: neither, with the number of seeds that would likely decide it if the mean and the standard
