@@ -90,6 +90,15 @@ TEST_CASE("variant lessons: every variant, every outcome: the words agree with t
     }
 }
 
+TEST_CASE("variant lessons: a symptom that shows but stays within the practical threshold is called small",
+          "[seeds][variants]") {
+    // tied_heads: paired +0.007 +0.008 +0.009 (sd 0.001, half-width 0.0025): +0.0055 to +0.0105, inside ±0.02
+    VariantComparison c;
+    REQUIRE(compare_variants({"canonical", "tied_heads"}, {{2.00, 2.10, 2.20}, {2.007, 2.108, 2.209}}, 200, c).empty());
+    CHECK(has(c.lessons[1], "at 200 steps: the lesson's symptom shows, though small (all of it within \u00b10.020 "
+                            "nats): a weaker model, a higher loss (all heads share one Q/K/V projection)."));
+}
+
 TEST_CASE("variant lessons: an equivalence where the lesson predicts a change, the lesson-less no_wo, one seed",
           "[seeds][variants]") {
     VariantComparison c;

@@ -28,7 +28,11 @@ std::string judge_direction(const VariantLesson& lesson, const PairedDifference&
     switch (d.outcome) {
         case SeedOutcome::effect:
             if ((d.mean < 0) == predicted_lower)
-                return "the lesson's symptom shows: " + std::string(lesson.symptom) + " (" + lesson.reason + ")";
+                return "the lesson's symptom shows" +
+                       (d.low > -margin && d.high < margin
+                            ? ", though small (all of it within \u00b1" + plain_nats(margin) + " nats)"
+                            : std::string()) +
+                       ": " + lesson.symptom + " (" + lesson.reason + ")";
             return "the opposite of the lesson's prediction: it predicts " + predicted + " (" + lesson.reason +
                    "), and the loss is " + (d.mean < 0 ? "lower" : "higher");
         case SeedOutcome::equivalent:
