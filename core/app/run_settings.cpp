@@ -151,7 +151,7 @@ RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed) {
     s.task = "offsets", s.offsets = k.offsets, s.symbols = k.symbols;
     s.d_model = d_model, s.n_heads = heads, s.n_layers = k.layers, s.mlp = k.mlp, s.context = k.context;
     s.batch = k.batch, s.steps = k.steps, s.warmup = k.warmup, s.lr = k.lr, s.min_lr = k.min_lr;
-    s.seed = static_cast<double>(seed);
+    s.weight_decay = k.weight_decay, s.seed = static_cast<double>(seed);
     return s;
 }
 

@@ -26,6 +26,7 @@
 #include "kernels.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
+#include "reach.hpp"
 #include "safetensors.hpp"
 #include "seed_effects.hpp"
 #include "variant_lessons.hpp"
@@ -75,6 +76,8 @@ struct Options {
         {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list"}},
         {"eval-every", {"25", "steps between validation measurements"}},
         {"eval-batches", {"8", "fixed validation batches per measurement"}},
+        {"reach", {"", "with --seeds: also the step at which each run's validation loss (every --eval-every steps) "
+                       "first reaches this many nats"}},
         {"csv", {"", "write step,train_loss,val_loss,lr,grad_norm,skipped to this file"}},
         {"summary", {"", "write a JSON summary to this file"}},
         {"save", {"", "write a safetensors checkpoint (weights + AdamW state) at the end"}},
@@ -330,13 +333,28 @@ std::vector<std::string> split_list(const std::string& v) {
     return out;
 }
 
-// the final validation loss of one run of these flags, trained to the end of its schedule
-double final_val_loss(const Options& o) {
+// the final validation loss of one run of these flags, trained to the end of its schedule; with curve, also the
+// validation loss every --eval-every steps (steps, losses), step 0 included
+double final_val_loss(const Options& o, std::vector<double>* steps = nullptr, std::vector<double>* losses = nullptr) {
     std::unique_ptr<Run> run;
     const std::string err = make_run(spec_from_flags(o), run);
     if (!err.empty()) die(err);
-    run->train_to_end();
-    return run->evaluate();
+    if (!steps) {
+        run->train_to_end();
+        return run->evaluate();
+    }
+    const int every = std::max(1, count_flag(o, "eval-every"));
+    steps->push_back(0), losses->push_back(run->evaluate());
+    while (!run->finished()) {
+        int done = 0;
+        while (done < every && !run->finished()) {
+            const int took = static_cast<int>(run->train(std::min(every - done, RunLimits::max_chunk)).steps.size());
+            if (took == 0) break;
+            done += took;
+        }
+        steps->push_back(run->steps_done()), losses->push_back(run->evaluate());
+    }
+    return losses->back();
 }
 
 // --heads 1,4,8 (or --variant canonical,no_wo) with --seeds N: every setting trained with seeds seed..seed+N-1, paired
@@ -346,8 +364,9 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
     for (const char* one : {"csv", "summary", "save", "load", "print-logits"})
         if (o.on(one)) die(std::string("--") + one + " goes with one run, not with a comparison");
     const int first_seed = count_flag(o, "seed");
+    const bool reach = o.on("reach");
     std::vector<std::string> labels;
-    std::vector<std::vector<double>> finals;
+    std::vector<std::vector<double>> finals, curve_steps, curve_losses;  // curves: (G*S) rows, with --reach
     for (const std::string& value : settings) {
         Options one = o;
         one.flags[axis].value = value;
@@ -356,7 +375,9 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
         for (int s = 0; s < seeds; ++s) {
             one.flags["seed"].value = std::to_string(first_seed + s);
             const auto t0 = std::chrono::steady_clock::now();
-            finals.back().push_back(final_val_loss(one));
+            if (reach) curve_steps.emplace_back(), curve_losses.emplace_back();
+            finals.back().push_back(reach ? final_val_loss(one, &curve_steps.back(), &curve_losses.back())
+                                          : final_val_loss(one));
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             if (!o.on("quiet"))
                 std::printf("%s, seed %d: val %.4f (%.1f s)\n", labels.back().c_str(), first_seed + s,
@@ -381,6 +402,18 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
     std::printf("\n%s\n\n", seed_rule_text(c.margin).c_str());
     for (const std::string& v : c.verdicts)
         if (!v.empty()) std::printf("%s\n", v.c_str());
+    if (reach) {
+        ReachComparison r;
+        const std::string rerr = reach_over_seeds(labels, curve_steps, curve_losses, seeds, std::atof(o["reach"].c_str()),
+                                                  count_flag(o, "steps"), r);
+        if (!rerr.empty()) die(rerr);
+        std::printf("\nOver time (validation loss every %d steps):\n", std::max(1, count_flag(o, "eval-every")));
+        for (std::size_t g = 0; g < labels.size(); ++g) {
+            std::printf("%s\n  per seed:", r.sentences[g].c_str());
+            for (int f : r.settings[g].first) std::printf(" %d", f);
+            std::printf("\n");
+        }
+    }
     // a --variant list with canonical in it: the same numbers judged in the lesson's terms (variant_lessons.hpp)
     VariantComparison lessons;
     if (axis == "variant" && compare_variants(settings, finals, count_flag(o, "steps"), lessons).empty()) {
