@@ -107,6 +107,8 @@ val constants() {
     offsets.set("offsets", std::string(k.offsets)), offsets.set("symbols", k.symbols), offsets.set("nLayers", k.layers);
     offsets.set("mlp", k.mlp), offsets.set("context", k.context), offsets.set("batch", k.batch);
     offsets.set("steps", k.steps), offsets.set("warmup", k.warmup), offsets.set("lr", k.lr), offsets.set("minLr", k.min_lr);
+    offsets.set("weightDecay", k.weight_decay), offsets.set("evalEvery", k.eval_every);
+    offsets.set("threshold", k.threshold);
     val end_sample = val::object();
     end_sample.set("chars", mha::EndSample::chars), end_sample.set("temperature", mha::EndSample::temperature);
 
@@ -146,6 +148,17 @@ val compare_variants(const val& variants, const val& values, int steps) {
         mha::VariantComparison c;
         return unless_error(mha::compare_variants(string_list(variants), number_table(values), steps, c),
                             [&] { return to_js(c); });
+    });
+}
+
+// labels: string[G]; steps, losses: number[G*S][], each run's evaluation steps and validation losses (setting-major);
+// seeds: S; threshold: nats; budget: the runs' steps
+val reach_over_seeds(const val& labels, const val& steps, const val& losses, int seeds, double threshold, int budget) {
+    return guarded([&] {
+        mha::ReachComparison r;
+        return unless_error(mha::reach_over_seeds(string_list(labels), number_table(steps), number_table(losses), seeds,
+                                                  threshold, budget, r),
+                            [&] { return to_js(r); });
     });
 }
 
@@ -303,6 +316,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_checkRun", &check_run);
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
     emscripten::function("_compareVariants", &compare_variants);
+    emscripten::function("_reachOverSeeds", &reach_over_seeds);
     emscripten::function("_lrAt", &mha::lr_at);  // the schedule's learning rate at a step (train/optimizer.hpp)
 
     emscripten::class_<RunHandle>("Run")

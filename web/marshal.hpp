@@ -18,6 +18,7 @@
 #include "inspector.hpp"
 #include "kv_cache.hpp"
 #include "ledger.hpp"
+#include "reach.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
 #include "seed_effects.hpp"
@@ -343,6 +344,23 @@ inline val to_js(const mha::SeedComparison& c) {
     r.set("settings", settings), r.set("toReference", pairs), r.set("verdicts", strings(c.verdicts));
     r.set("margin", c.margin), r.set("rule", mha::seed_rule_text(c.margin));
     return r;
+}
+
+// { threshold, budget, settings: [{first: number[S] (-1: never), reached, median (-1: a seed that never got there),
+//   min, max, lowest}], sentences }
+inline val to_js(const mha::ReachComparison& r) {
+    val settings = val::array();
+    for (const mha::SettingReach& x : r.settings) {
+        val o = val::object(), first = val::array();
+        for (int f : x.first) first.call<void>("push", f);
+        o.set("first", first), o.set("reached", x.reached), o.set("median", x.median), o.set("min", x.min);
+        o.set("max", x.max), o.set("lowest", x.lowest);
+        settings.call<void>("push", o);
+    }
+    val out = ok();
+    out.set("threshold", r.threshold), out.set("budget", r.budget), out.set("settings", settings);
+    out.set("sentences", strings(r.sentences));
+    return out;
 }
 
 // to_js(SeedComparison) and lessons: the verdict per variant in the lesson's terms ('' for canonical)

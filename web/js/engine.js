@@ -189,7 +189,8 @@ export function workedExample(input) {
  *   inductionSettings: Record<string, {context: number, segMin: number, segMax: number, batch: number, steps: number}>,
  *   induction: {lr: number, warmup: number, vocab: number, probes: number},
  *   offsetsSetting: {offsets: string, symbols: number, nLayers: number, mlp: boolean, context: number, batch: number,
- *                    steps: number, warmup: number, lr: number, minLr: number},
+ *                    steps: number, warmup: number, lr: number, minLr: number, weightDecay: number, evalEvery: number,
+ *                    threshold: number},
  *   endSample: {chars: number, temperature: number},
  *   evalBatches: number,
  *   defaults: RunSettings}} CoreConstants
@@ -198,7 +199,8 @@ export function workedExample(input) {
  *   uniform maximum is broad); divergenceFactor: a step whose loss is above it × ln V blew up; variants: the
  *   attention variants, 'canonical' first, in the core's (the lesson's) order; inductionSettings: the induction
  *   lab's settings of its task ('short', 'long') with the steps each needs; induction: that lab's schedule and task;
- *   offsetsSetting: the offsets task as the heads panel ships it (its model and schedule; D and H are the form's);
+ *   offsetsSetting: the offsets task as the heads panel ships it (its model and schedule; D and H are the form's;
+ *   its validation loss measured every evalEvery steps, and the loss whose first crossing compares the settings);
  *   defaults: a full run settings object
  */
 
@@ -287,4 +289,28 @@ export function compareVariants(variants, values, steps) {
   if (!err && !(Array.isArray(values) && values.every(Array.isArray))) err = 'The values must be one list per variant.';
   if (err) return fail(err);
   return mod._compareVariants(variants, values, steps);
+}
+
+/**
+ * How soon does each setting learn? Per run the first evaluation step at which its validation loss is at or below
+ * threshold, and per setting the median and range over its seeds, with a sentence (core/lab/reach.hpp).
+ * @param {string[]} labels (G) the settings' names
+ * @param {number[][]} steps (G*S) each run's evaluation steps, setting-major (row g*S + s: setting g, seed s)
+ * @param {number[][]} losses (G*S) each run's validation losses at those steps
+ * @param {number} seeds S
+ * @param {number} threshold nats
+ * @param {number} budget the steps every run trained for
+ * @returns {{ok: true, threshold: number, budget: number, sentences: string[], settings: Array<{first: number[],
+ *   reached: number, median: number, min: number, max: number, lowest: number}>} | {ok: false, error: string}}
+ *   first (S): the step, or −1 where the seed never got there; median −1 when it is such a seed
+ */
+export function reachOverSeeds(labels, steps, losses, seeds, threshold, budget) {
+  let err = notLoaded() ?? checkInt(seeds, 'The number of seeds') ?? checkInt(budget, 'The number of steps');
+  if (!err && !(Array.isArray(labels) && labels.every((l) => typeof l === 'string'))) err = 'The labels must be strings.';
+  if (!err && !(Array.isArray(steps) && steps.every(Array.isArray) && Array.isArray(losses) && losses.every(Array.isArray))) {
+    err = 'The curves must be one list per run.';
+  }
+  if (!err && !Number.isFinite(threshold)) err = 'The threshold must be a number.';
+  if (err) return fail(err);
+  return mod._reachOverSeeds(labels, steps, losses, seeds, threshold, budget);
 }

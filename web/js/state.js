@@ -26,7 +26,7 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
-  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'ctask', 'upload', 'export', 'weights', 'itext', 'snapshots',
+  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'oseeds', 'ctask', 'upload', 'export', 'weights', 'itext', 'snapshots',
   'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'bseeds', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
@@ -46,8 +46,14 @@ const PAGE = Object.freeze({
   inductionMaxSteps: 20000,
   inductionMaxLr: 1,
   maxHeadCounts: 4,      // head counts compared side by side in the heads panel
-  seeds: 3,              // seeds per head count in the heads panel (paired: the same seeds for every H)...
-  maxSeeds: 8,           // ...and at most: 4 head counts × 8 seeds is 32 runs
+  // seeds per head count in the heads panel (paired: the same seeds for every H): on the text, 12, the fewest at
+  // which the 95% t-interval decides H = 4 and H = 8 against H = 1 at the default 300 steps (seeds 1..12: no
+  // difference larger than 0.02 nats; with 10, H = 8 cannot tell yet; docs/experiments.md, "Heads comparison");
+  // on the offsets task 3 decide (the gap is 0.16 nats against a spread of 0.005)
+  seeds: 12,
+  offsetSeeds: 3,
+  breakSeeds: 3,         // seeds per variant in Break it: 3 decide its default variants (docs/experiments.md)
+  maxSeeds: 16,          // at most: 4 head counts × 16 seeds is 64 runs
 });
 
 /**
@@ -92,6 +98,8 @@ function makeProps(c) {
     { name: 'ctask', type: 'enum', default: 'char', values: ['char', 'offsets'], help: 'task of the compared models' },
     { name: 'oheads', type: 'ints', default: [1, 4], min: 1, max: limits.maxHeads, minCount: 1,
       maxCount: PAGE.maxHeadCounts, help: 'head counts compared on the offsets task' },
+    { name: 'oseeds', type: 'int', default: PAGE.offsetSeeds, min: 1, max: PAGE.maxSeeds,
+      help: 'seeds per head count on the offsets task' },
     // look inside
     { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
       help: 'sentence for the trained heads' },
@@ -103,7 +111,7 @@ function makeProps(c) {
     { name: 'bbatch', type: 'int', default: run.batch, min: 1, max: 64, help: 'batch size of each variant' },
     lr('blr', run.lr, limits.maxLr, 'peak learning rate of each variant'),
     seed('bseed', 'seed of weights and batches'),
-    { name: 'bseeds', type: 'int', default: PAGE.seeds, min: 1, max: PAGE.maxSeeds,
+    { name: 'bseeds', type: 'int', default: PAGE.breakSeeds, min: 1, max: PAGE.maxSeeds,
       help: 'seeds per variant: bseed, bseed + 1, … for canonical and every variant' },
     // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
     { name: 'ntask', type: 'enum', default: ntask, values: Object.keys(c.inductionSettings), help: 'setting of the induction lab' },

@@ -5,7 +5,7 @@
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
 // (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
-import { checkRun, compareOverSeeds, constants, lrAt } from '../engine.js';
+import { checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
@@ -56,12 +56,18 @@ export function setupHeads(app) {
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const profiles = new ProfilesByCountView($('c-profiles'));
-  const form = numberFields([[ui.D, 'cD', 'D'], [ui.seed, 'cseed', 'The seed'], [ui.seeds, 'seeds', 'Seeds per H']]);
+  // D, the seed and the seeds per H; the offsets task keeps its own count of seeds (it decides with fewer)
+  const forms = {
+    char: numberFields([[ui.D, 'cD', 'D'], [ui.seed, 'cseed', 'The seed'], [ui.seeds, 'seeds', 'Seeds per H']]),
+    offsets: numberFields([[ui.D, 'cD', 'D'], [ui.seed, 'cseed', 'The seed'], [ui.seeds, 'oseeds', 'Seeds per H']]),
+  };
   // the text's model and schedule: the offsets task shows its own values there, greyed out, and reads none of them
   const textForm = numberFields([[ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
     [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.lr, 'lr', 'The learning rate']]);
   const offsets = () => app.state.ctask === 'offsets';
   const headsKey = () => (offsets() ? 'oheads' : 'heads');
+  const seedsKey = () => (offsets() ? 'oseeds' : 'seeds');
+  const form = () => (offsets() ? forms.offsets : forms.char);
   let corpusText = '';
   const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
     app.state.steps = steps;
@@ -83,7 +89,7 @@ export function setupHeads(app) {
   function show() {
     const s = app.state;
     ui.heads.value = s[headsKey()].join(',');
-    form.show(s);
+    form().show(s);
     for (const r of ui.task) r.checked = r.value === s.ctask;
     const o = constants().offsetsSetting;
     textForm.show(offsets() ? { layers: o.nLayers, context: o.context, batch: o.batch, steps: o.steps, lr: o.lr } : s);
@@ -100,7 +106,7 @@ export function setupHeads(app) {
   function read() {
     const s = app.state;
     s[headsKey()] = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-    form.read(s);
+    form().read(s);
     if (!offsets()) textForm.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
     ui.textField.hidden = s.corpus !== 'pasted';
@@ -117,7 +123,7 @@ export function setupHeads(app) {
     const s = app.state;
     const counts = prop(headsKey());
     const heads = s[headsKey()];
-    const err = form.error(s) ?? (offsets() ? null : textForm.error(s))
+    const err = form().error(s) ?? (offsets() ? null : textForm.error(s))
       ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
         && heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
         ? null : `Head counts must be ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
@@ -128,14 +134,16 @@ export function setupHeads(app) {
     // the offsets task: its own model and schedule (the core's), D and the seed from the form
     const task = offsets()
       ? { task: 'offsets', offsets: o.offsets, symbols: o.symbols, nLayers: o.nLayers, context: o.context, mlp: o.mlp,
-        batch: o.batch, steps: o.steps, warmup: o.warmup, lr: o.lr, minLr: o.minLr }
+        batch: o.batch, steps: o.steps, warmup: o.warmup, lr: o.lr, minLr: o.minLr, weightDecay: o.weightDecay }
       : { task: 'char', nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
         warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction };
     const settings = {
       dModel: s.cD, ...task, seed: s.cseed,
-      evalEvery: stepsBetween(task.steps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
+      // the offsets task is compared over time (the step each run first reaches the task's threshold): measured often
+      evalEvery: offsets() ? o.evalEvery : stepsBetween(task.steps, SETTINGS.evalPoints),
+      snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
     };
-    const lastSeed = s.cseed + s.seeds - 1;
+    const lastSeed = s.cseed + s[seedsKey()] - 1;
     const bad = heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok)
       ?? [checkRun({ ...settings, nHeads: heads[0], seed: lastSeed })].find((r) => !r.ok);
     return bad ? { error: bad.error } : { settings, heads };
@@ -165,7 +173,7 @@ export function setupHeads(app) {
     const checked = runSettings();
     if (checked.error) {
       // the sentence under the buttons, the focus on the control it is about (the head counts for the core's verdicts)
-      return showRejection(ui.error, app.readable(checked.error), form.invalid(app.state) ?? (offsets() ? null : textForm.invalid(app.state)) ?? ui.heads);
+      return showRejection(ui.error, app.readable(checked.error), form().invalid(app.state) ?? (offsets() ? null : textForm.invalid(app.state)) ?? ui.heads);
     }
     const { settings, heads } = checked;
     const e = offsets() ? null : budget.estimate();
@@ -195,7 +203,8 @@ export function setupHeads(app) {
     const old = runs();
     for (const r of old) r.dispose();
     app.runs.clear();
-    const { seeds, cseed } = app.state;
+    const { cseed } = app.state;
+    const seeds = app.state[seedsKey()];
     // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView)
     const evalSteps = Array.from({ length: Math.floor(settings.steps / settings.evalEvery) + 1 }, (_, k) => k * settings.evalEvery);
     if (evalSteps.at(-1) !== settings.steps) evalSteps.push(settings.steps);
@@ -536,10 +545,34 @@ export function setupHeads(app) {
       (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}. ` : '') +
       (same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
+    const overTime = used[0][0].facts?.task === 'offsets' ? reachTable(labels, used) : [];
     return [table(caption, ['heads', 'parameters', 'final validation loss', 'seeds: min–max',
       `paired difference to ${labels[0]} (95% interval)`, 'verdict', 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
-      el('ul', { class: 'seed-verdicts' }, ...verdicts)] : [])];
+      el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
+  }
+
+  // the offsets task over time: per H the step at which each seed's validation loss first reached the task's
+  // threshold, the median and range over the seeds (the core's reachOverSeeds); a final loss at one budget hides that
+  // one head gets there too, only later
+  function reachTable(labels, used) {
+    const o = constants().offsetsSetting;
+    const n = used[0].length;
+    const r = reachOverSeeds(labels, used.flat().map((run) => run.val.step), used.flat().map((run) => run.val.loss), n,
+      o.threshold, used[0][0].settings.steps);
+    if (!r.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(r.error))];
+    const at = (f) => (f < 0 ? 'not reached' : count(f));
+    const median = (m) => (m < 0 ? 'not reached' : Number.isInteger(m) ? count(m) : `${count(Math.floor(m))}.5`);
+    const rows = labels.map((label, g) => {
+      const x = r.settings[g];
+      return [label, median(x.median), x.reached && n > 1 ? `${count(x.min)}–${count(x.max)}` : '–',
+        `${x.reached} of ${n}`, x.first.map(at).join(', ')];
+    });
+    return [table(`Over time: the first step at which each run's validation loss (measured every ${o.evalEvery} steps) ` +
+      `reached ${o.threshold.toFixed(3)} nats, within ${count(r.budget)} steps.`,
+    ['heads', 'median step', 'seeds: earliest–latest', 'seeds that got there', 'each seed'], rows,
+    { class: 'final-table reach-table', stack: true }),
+    el('ul', { class: 'reach-sentences' }, ...labels.map((label, g) => el('li', { 'data-heads': label.slice(4) }, r.sentences[g])))];
   }
 
   // a loaded file's run: one model, no seeds to compare
@@ -602,7 +635,7 @@ export function setupHeads(app) {
   }
 
   // ---------------------------------------------------------------- events
-  for (const inp of [ui.heads, ...form.inputs, ...textForm.inputs]) inp.addEventListener('input', read);
+  for (const inp of [ui.heads, ...forms.char.inputs, ...textForm.inputs]) inp.addEventListener('input', read);
   for (const r of ui.corpus) r.addEventListener('change', read);
   for (const r of ui.task) {
     r.addEventListener('change', () => {
