@@ -138,6 +138,11 @@ TEST_CASE("seed comparison: one seed states nothing; bad input is a sentence", "
     // identical seeds: a zero-width interval decides at once
     REQUIRE(compare_over_seeds({"a", "b"}, {{1, 2}, {1, 2}}, 0, c).empty());
     CHECK(c.to_reference[1].outcome == SeedOutcome::equivalent);
+    // an interval that excludes 0 by less than 0.0005 shows it: paired +0.0003 +0.0001 +0.0002 +0.0002, mean 0.0002,
+    // sd 0.0000816, half-width 3.182446 * sd / 2 = 0.00013: +0.00007 to +0.00033
+    REQUIRE(compare_over_seeds({"a", "b"}, {{1, 2, 3, 4}, {1.0003, 2.0001, 3.0002, 4.0002}}, 0, c).empty());
+    CHECK(c.to_reference[1].outcome == SeedOutcome::effect);
+    CHECK(has(c.verdicts[1], "paired seeds: +0.0001 to +0.0003;"));
     CHECK(has(seed_rule_text(), "95% t-interval excludes 0"));
     CHECK(has(seed_rule_text(), "0.020 nats (2% in perplexity)"));
 }

@@ -83,11 +83,25 @@ PairedDifference judge_paired(const std::vector<double>& d, double margin) {
     return r;
 }
 
+namespace {
+
+// an end of an interval: as signed_nats, but never "0.000" for an end that is not 0, so that an interval that
+// excludes 0 never seems to touch it ("+0.0002")
+std::string interval_end(double v) {
+    const std::string three = signed_nats(v);
+    if (three != "0.000" || v == 0) return three;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, std::abs(v) >= 5e-5 ? "%.4f" : "%.1e", std::abs(v));
+    return (v < 0 ? "\u2212" : "+") + std::string(buf);
+}
+
+}  // namespace
+
 std::string interval_text(const PairedDifference& d, int seeds) {
     if (seeds < 2) return "one seed: no interval";
     const std::string way = d.mean >= 0 ? "higher" : "lower";
-    return "95% t-interval over " + std::to_string(seeds) + " paired seeds: " + signed_nats(d.low) + " to " +
-           signed_nats(d.high) + "; " + way + " on " + std::to_string(d.agree) + " of " + std::to_string(seeds);
+    return "95% t-interval over " + std::to_string(seeds) + " paired seeds: " + interval_end(d.low) + " to " +
+           interval_end(d.high) + "; " + way + " on " + std::to_string(d.agree) + " of " + std::to_string(seeds);
 }
 
 std::string size_against_spread(const PairedDifference& d) {
