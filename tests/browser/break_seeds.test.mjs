@@ -95,7 +95,7 @@ test('2 variants × 2 seeds: paired runs, a band per variant beside canonical, t
       assert.equal(text, core.lessons[i + 1]);
       assert.match(text, new RegExp(`^${v}: \\d\\.\\d{3} nats (below|above|from) canonical.* at 20 steps`));
       // where the symptom does not show, the page names the budget at which it was measured natively
-      if (/does not show at this budget|no difference detected at this budget/.test(text)) assert.match(await li.textContent(), /scripts\/break_seeds \d+ 3/);
+      if (/does not show at this budget|no difference detected at this budget/.test(text)) assert.match(await li.textContent(), /scripts\/break_seeds \d+ 6 all 101/);
       assert.match(await p.textContent(`#b-runs [data-run="${v}"] .seed-verdict`), new RegExp(`^Over the seeds: ${v}: `));
     }
 
@@ -123,7 +123,7 @@ test('the seeds and the budget round-trip through the URL; a bad seed count is a
     const lessonSteps = await p.inputValue('#b-steps');
     assert.notEqual(lessonSteps, '200');
     await p.waitForFunction((s) => location.hash.includes(`bsteps=${s}`), lessonSteps);
-    assert.match(await p.textContent('#b-budget'), /where the lesson's predictions were measured to show: [\d,]+ steps \(about \d+ (s|min) here\)/);
+    assert.match(await p.textContent('#b-budget'), /where both leaking variants were measured to read the future: [\d,]+ steps \(about \d+ (s|min) here\)/);
     await p.fill('#b-seeds', '2');
     await p.waitForFunction(() => location.hash.includes('bseeds=2'));
     const q = await openPage(await p.evaluate(() => location.hash));

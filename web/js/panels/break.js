@@ -32,25 +32,26 @@ const SETTINGS = {
   estimateBatch: 16,
 };
 
-// The budgets the lesson's predictions were measured at natively, over 3 paired seeds at the page's settings
-// (scripts/break_seeds STEPS 3; the tables are in docs/experiments.md, "Break it"). Per variant whose prediction is
-// about the loss: the budgets measured, and those at which the core's verdict said its symptom shows (for "the same
-// as canonical": no difference beyond seed noise).
+// The budgets the lesson's predictions were measured at natively, over 6 paired seeds the tests never use (101..106)
+// at the page's settings (scripts/break_seeds STEPS 6 all 101; the tables are in docs/experiments.md, "Break it"). Per
+// variant whose prediction is about the loss: the budgets measured, and those at which the core's verdict said its
+// symptom shows (for "the same as canonical": no difference larger than the practical threshold).
 const MEASURED = {
-  seeds: 3,
+  seeds: 6,
+  firstSeed: 101,
   variants: {
-    swapped_order: { steps: [200, 500], shows: [200, 500] },
-    no_transpose_split: { steps: [200, 500, 1000, 2000], shows: [500, 1000, 2000] },
+    swapped_order: { steps: [200, 500], shows: [200] },
+    no_transpose_split: { steps: [200, 500], shows: [500] },
     no_transpose_merge: { steps: [200, 500], shows: [200, 500] },
-    no_transpose_both: { steps: [200, 500, 1000], shows: [] },
-    scale_sqrt_d: { steps: [200, 500, 1000, 2000, 3000], shows: [500, 3000] },
+    no_transpose_both: { steps: [200, 500], shows: [] },
+    scale_sqrt_d: { steps: [200, 500], shows: [200, 500] },
     per_head_proj: { steps: [200, 500], shows: [200, 500] },
     split_input: { steps: [200, 500], shows: [200, 500] },
-    tied_heads: { steps: [200, 500, 1000, 2000], shows: [500] },
+    tied_heads: { steps: [200, 500], shows: [200] },
   },
 };
-// the page's budgets: the default, and the one at which every loss prediction but no_transpose_both's was measured
-// to show
+// the page's budgets: the default, and the one at which both leaking variants were measured to read the future
+// (no_transpose_split's loss is still above canonical's at 200 steps)
 const BUDGETS = { default: 200, lesson: 500 };
 
 // what the lesson (DESIGN.md §4) predicts for each variant. Its claims about the loss are judged over the seeds by the
@@ -167,12 +168,12 @@ export function setupBreak(app) {
     ui.variants.append(el('label', { class: 'check' }, box, el('span', {}, el('code', {}, v), ' ', el('span', { class: 'muted' }, lesson(v).title))));
     box.addEventListener('change', read);
   }
-  // the budget: the default, or the one at which the lesson's predictions were measured to show
+  // the budget: the default, or the one at which both leaking variants were measured to read the future
   const budgets = [['default', BUDGETS.default], ['lesson', BUDGETS.lesson]].map(([name, steps]) => {
     const radio = el('input', { type: 'radio', name: 'bbudget', value: String(steps), 'data-budget': name });
     const text = el('span', { class: 'muted' });
     ui.budget.append(el('label', { class: 'check' }, radio, el('span', {}, name === 'default'
-      ? `the default: ${count(steps)} steps` : `where the lesson's predictions were measured to show: ${count(steps)} steps`, ' ', text)));
+      ? `the default: ${count(steps)} steps` : `where both leaking variants were measured to read the future: ${count(steps)} steps`, ' ', text)));
     radio.addEventListener('change', () => {
       app.state.bsteps = steps;
       form.show(app.state);
@@ -424,8 +425,8 @@ export function setupBreak(app) {
       const t = xs.map(count);
       return t.length < 2 ? t.join('') : `${t.slice(0, -1).join(', ')} ${and} ${t.at(-1)}`;
     };
-    const cmd = (steps) => el('code', {}, `scripts/break_seeds ${steps} ${MEASURED.seeds}`);
-    const said = `Measured natively over ${MEASURED.seeds} seeds at the page's settings (B = 16), `;
+    const cmd = (steps) => el('code', {}, `scripts/break_seeds ${steps} ${MEASURED.seeds} all ${MEASURED.firstSeed}`);
+    const said = `Measured natively over ${MEASURED.seeds} other seeds at the page's settings (B = 16), `;
     if (!m.shows.length) {
       return [' ', el('span', { class: 'budget-note' }, `${said}it did not show at any budget measured (${list(m.steps)} steps; `,
         cmd(Math.max(...m.steps)), ', docs/experiments.md).')];
