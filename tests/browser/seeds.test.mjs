@@ -238,6 +238,33 @@ test('screenshots of a finished seeds=3 comparison at 1280 and 390 px, no sidewa
   }
 });
 
+test('the head-size test: one click sets D = 128, H = 1 and 8, 4 seeds at 300 steps and trains; 1,000 steps asks first', async () => {
+  const p = await openPage('#panel=heads&steps=70&layers=1');
+  try {
+    assert.equal(await p.locator('#c-why').isVisible(), true);
+    await p.click('#c-why-early');
+    await p.waitForSelector('#c-runs .run-card');
+    assert.equal(await p.inputValue('#c-heads'), '1,8');
+    assert.equal(await p.inputValue('#c-D'), '128');
+    assert.equal(await p.inputValue('#c-steps'), '300');
+    assert.equal(await p.inputValue('#c-layers'), '2');  // the text's default model, as measured natively
+    assert.equal(await p.inputValue('#c-seeds'), '4');
+    assert.match(await p.evaluate(() => location.hash), /heads=1%2C8|heads=1,8/);
+    assert.equal(await p.locator('#c-runs .run-card').count(), 8);
+    await p.click('#c-stop');
+    // the later budget: 8 runs of 1,000 steps at D = 128, over two minutes here, so the page asks first
+    await p.click('#c-why-later');
+    assert.equal(await p.inputValue('#c-steps'), '1000');
+    assert.equal(await p.locator('#c-confirm').isVisible(), true);
+    await p.click('#c-confirm-cancel');
+    // the offsets task has no such question
+    await p.check('input[name="ctask"][value="offsets"]');
+    assert.equal(await p.locator('#c-why').isVisible(), false);
+  } finally {
+    await p.close();
+  }
+});
+
 test('the budget presets: short is the core\'s default, longer sets 2,000 steps, and the time waits for a speed', async () => {
   const p = await openPage('#panel=heads');
   try {
@@ -246,18 +273,19 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.equal(await short.getAttribute('aria-pressed'), 'true');
     assert.equal(await longer.getAttribute('aria-pressed'), 'false');
     // no run yet: the speed measured in headless Chromium, and the line says where it comes from
-    // (9 runs, 2 at a time: 5 rounds of 300 steps × 16 × 64 tokens at 14,200 tokens/s = 108 s)
-    assert.equal(await help.textContent(), '9 runs of 300 steps: about 1.8 min here (14,200 tokens/s per worker, measured ' +
+    // (36 runs: 3 head counts × 12 seeds, 2 at a time: 18 rounds of 300 steps × 16 × 64 tokens at 14,200 tokens/s
+    // = 389 s)
+    assert.equal(await help.textContent(), '36 runs of 300 steps: about 6.5 min here (14,200 tokens/s per worker, measured ' +
       'in headless Chromium on a 2-core machine; this browser\'s own speed replaces it after a first run; 2 at a time).');
     await longer.click();
     assert.equal(await p.inputValue('#c-steps'), '2000');
     assert.equal(await longer.getAttribute('aria-pressed'), 'true');
     assert.equal(await short.getAttribute('aria-pressed'), 'false');
     assert.match(await p.evaluate(() => location.hash), /steps=2000/);
-    assert.match(await help.textContent(), /^9 runs of 2,000 steps: about 12 min here/);  // 5 × 2000 × 1024 / 14200 = 721 s
+    assert.match(await help.textContent(), /^36 runs of 2,000 steps: about 43 min here/);  // 18 × 2000 × 1024 / 14200 = 2,596 s
     // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
     await p.click('#c-start');
-    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 12 min here: 9 runs of 2,000 steps \(14,200 tokens\/s per worker/);
+    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 43 min here: 36 runs of 2,000 steps \(14,200 tokens\/s per worker/);
     assert.equal(await p.evaluate(() => document.activeElement.id), 'c-confirm-go');
     await p.click('#c-confirm-cancel');
     assert.equal(await p.locator('#c-confirm').isHidden(), true);

@@ -29,6 +29,9 @@ const SETTINGS = {
 // a run takes one of the slots (one core each) from its set-up until it ends or blows up (then it waits for the user)
 const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 
+// the head-size test's two budgets and its seeds (the "why" box in index.html states what they showed natively)
+const WHY = { early: 300, later: 1000, seeds: 4 };
+
 const $ = (id) => document.getElementById(id);
 const mib = (bytes) => bytes / 2 ** 20;
 
@@ -53,6 +56,7 @@ export function setupHeads(app) {
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
     confirm: $('c-confirm'), confirmText: $('c-confirm-text'), confirmGo: $('c-confirm-go'), confirmCancel: $('c-confirm-cancel'),
     budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
+    why: $('c-why'), whyEarly: $('c-why-early'), whyLater: $('c-why-later'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const profiles = new ProfilesByCountView($('c-profiles'));
@@ -97,6 +101,7 @@ export function setupHeads(app) {
     ui.taskNote.hidden = !offsets();
     ui.corpusBox.hidden = offsets();  // the text and its samples do not apply to the offsets task
     ui.budgetBox.hidden = offsets();  // nor the text's budgets: the task fixes its own steps
+    ui.why.hidden = offsets();        // nor the question about the text's result
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
@@ -647,6 +652,18 @@ export function setupHeads(app) {
   }
   ui.text.addEventListener('input', checkText);
   ui.start.addEventListener('click', () => startAll());
+  // the head-size test (the "why" box): H = 1 against H = 8 at D = 128, early and later in training, on the text's
+  // default model and schedule otherwise, as docs/experiments.md measured it ("Why more heads are slightly worse")
+  const trainWhy = (steps) => {
+    const d = constants().defaults;
+    Object.assign(app.state, { ctask: 'char', heads: [1, 8], cD: 128, seeds: WHY.seeds, steps, layers: d.nLayers,
+      context: d.context, batch: d.batch, lr: d.lr, corpus: 'shipped' });
+    show();
+    app.save();
+    startAll();
+  };
+  ui.whyEarly.addEventListener('click', () => trainWhy(WHY.early));
+  ui.whyLater.addEventListener('click', () => trainWhy(WHY.later));
   ui.confirmGo.addEventListener('click', () => startAll(true));
   ui.confirmCancel.addEventListener('click', () => { ui.confirm.hidden = true; ui.start.focus(); });
   ui.pause.addEventListener('click', () => {
