@@ -1,6 +1,8 @@
-// The multi-offset task: a target that needs the tokens at several fixed earlier offsets at once, so that one
-// attention head (one softmax per position) must spread itself over all of them while several heads can each take
-// one (issue 15; the "Heads, compared" panel's second task). Each sequence of length T over S symbols is
+// The multi-offset task: a target that needs the tokens at several fixed earlier offsets at once (the "Heads,
+// compared" panel's second task). One attention head (one softmax per position) can learn it only by weighing the
+// offsets unequally, so that the weighted mix of their tokens stays distinct for every tuple, and it learns that
+// slowly; several heads split the offsets between them and learn it about ten times sooner (docs/experiments.md,
+// "The offsets task"). Each sequence of length T over S symbols is
 //
 //   x[t]  uniform in 0..S-1, independent                                     t = 0 .. T-1
 //   y[t]  = sum_k x[t - o_k] · S^(k-1)   (k = 1..K, in the order the offsets are given)    t >= max_k o_k
