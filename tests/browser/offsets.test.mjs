@@ -51,9 +51,13 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await p.locator('#c-task-note').isVisible(), false);
     assert.equal(await p.locator('[data-control="corpus"]').isVisible(), true);
 
+    assert.match(await p.textContent('#heads-title'), /train H = 1, 4, 8 at the same budget/);
     await p.check('input[name="ctask"][value="offsets"]');
     assert.match(await hashOf(p, /ctask=offsets/), /ctask=offsets/);
     assert.equal(await p.inputValue('#c-heads'), '1,4');
+    // the title and the chart's caption speak of the chosen task
+    assert.match(await p.textContent('#heads-title'), /train H = 1, 4 at the same budget/);
+    assert.match(await p.textContent('#panel-heads .chart-box figcaption'), /the uniform guess on the offsets task/);
     for (const [id, v] of [['#c-layers', o.nLayers], ['#c-context', o.context], ['#c-batch', o.batch], ['#c-steps', o.steps], ['#c-lr', o.lr]]) {
       assert.equal(await p.inputValue(id), String(v), id);
       assert.equal(await p.locator(id).isDisabled(), true, id);
@@ -65,6 +69,7 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
 
     // the offsets task's head counts are its own: editing them leaves the text's alone
     await p.fill('#c-heads', '1,2,4');
+    assert.match(await p.textContent('#heads-title'), /train H = 1, 2, 4 at the same budget/);
     const hash = await hashOf(p, /oheads=1%2C2%2C4|oheads=1,2,4/);
     await p.check('input[name="ctask"][value="char"]');
     assert.equal(await p.inputValue('#c-heads'), '1,4,8');

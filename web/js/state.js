@@ -26,7 +26,7 @@ export const PANELS = Object.freeze(['all', 'reshape', 'attention', 'worked', 'h
 
 /** Controls that hide=… can remove from the page (an instructor's embed), by their data-control name. */
 export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpus', 'heads', 'cD', 'layers',
-  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'oseeds', 'ctask', 'upload', 'export', 'weights', 'itext', 'snapshots',
+  'context', 'batch', 'steps', 'lr', 'cseed', 'seeds', 'ctask', 'why', 'upload', 'export', 'weights', 'itext', 'snapshots',
   'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'bseeds', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)

@@ -565,7 +565,7 @@ export function setupBreak(app) {
         out.push(' Its loss is lower because it reads the characters it is asked to predict; the sample below is what it writes when the future is not there to read.');
       }
     } else if (comparison?.seeds > 1) {
-      out.push(' ', el('span', { class: 'muted' }, 'The loss is judged against the seed spread once every variant has finished the same seeds (below the charts).'));
+      out.push(' ', el('span', { class: 'muted' }, 'The loss is judged over the paired seeds once every variant has finished the same seeds (below the charts).'));
     }
     return out;
   }

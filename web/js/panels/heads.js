@@ -1,7 +1,7 @@
 // The heads panel, "Heads, compared": the settings; S seeds per head count (paired: seed s is the same data order and
 // initialisation for every H), one Run (one worker) each, as many at once as the machine has cores and the rest
 // queued; live curves (per H the mean over its seeds and their range), progress, the final table with the core's
-// verdict on each H against seed noise, and a sample per H; CSV of the curves; a .safetensors file loaded as one
+// verdict on each H over the paired seeds, and a sample per H; CSV of the curves; a .safetensors file loaded as one
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
 // (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
@@ -16,7 +16,7 @@ import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
-import { outcomeWords, pairedCell, signed } from '../views/seed_words.js';
+import { outcomeWords, pairedCell } from '../views/seed_words.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -56,7 +56,7 @@ export function setupHeads(app) {
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
     confirm: $('c-confirm'), confirmText: $('c-confirm-text'), confirmGo: $('c-confirm-go'), confirmCancel: $('c-confirm-cancel'),
     budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
-    why: $('c-why'), whyEarly: $('c-why-early'), whyLater: $('c-why-later'),
+    why: $('c-why'), whyEarly: $('c-why-early'), whyLater: $('c-why-later'), titleHeads: $('c-title-heads'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const profiles = new ProfilesByCountView($('c-profiles'));
@@ -93,6 +93,7 @@ export function setupHeads(app) {
   function show() {
     const s = app.state;
     ui.heads.value = s[headsKey()].join(',');
+    showTitle();
     form().show(s);
     for (const r of ui.task) r.checked = r.value === s.ctask;
     const o = constants().offsetsSetting;
@@ -108,9 +109,16 @@ export function setupHeads(app) {
     budget.update();
   }
 
+  // the panel's title names the chosen task's head counts ("train H = 1, 4 at the same budget"), once they are numbers
+  function showTitle() {
+    const heads = app.state[headsKey()];
+    if (heads.length && heads.every(Number.isInteger)) ui.titleHeads.textContent = heads.join(', ');
+  }
+
   function read() {
     const s = app.state;
     s[headsKey()] = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+    showTitle();
     form().read(s);
     if (!offsets()) textForm.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';

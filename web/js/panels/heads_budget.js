@@ -7,7 +7,7 @@ import { prop } from '../state.js';
 import { count } from '../views/dom.js';
 
 // page: the longer budget. At 2,000 steps the samples read as words with some misspellings, at 300 as word-shaped
-// noise (docs/experiments.md, "A longer budget": scripts/heads_seeds 2000 3 and mha-train --steps 2000 --sample 300)
+// noise (docs/experiments.md, "A longer budget": scripts/heads_seeds 2000 6 101 and mha-train --steps 2000 --sample 300)
 export const LONGER_STEPS = 2000;
 
 const SETTINGS = {
