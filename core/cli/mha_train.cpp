@@ -323,12 +323,17 @@ int train(const Options& o) {
 }
 
 // ---------------------------------------------------------------- comparing settings over seeds
-std::vector<std::string> split_list(const std::string& v) {
+// "1,4,8" -> {"1", "4", "8"}; an empty item ("1,,4", "4,") is a mistake, not a list of two
+std::vector<std::string> split_list(const Options& o, const std::string& flag) {
     std::vector<std::string> out;
     std::string item;
-    for (char c : v + ",") {
-        if (c != ',') item += c;
-        else if (!item.empty()) out.push_back(item), item.clear();
+    for (char c : o[flag] + ",") {
+        if (c != ',') {
+            item += c;
+            continue;
+        }
+        if (item.empty()) die("--" + flag + " '" + o[flag] + "' has an empty item: list values separated by single commas");
+        out.push_back(item), item.clear();
     }
     return out;
 }
@@ -440,7 +445,11 @@ int main(int argc, char** argv) {
     try {
         const int seeds = count_flag(o, "seeds");
         if (seeds < 1 || seeds > 64) die("--seeds must be 1 to 64");
-        const std::vector<std::string> heads = split_list(o["heads"]), variants = split_list(o["variant"]);
+        const std::vector<std::string> heads = split_list(o, "heads"), variants = split_list(o, "variant");
+        if (count_flag(o, "eval-every") < 1) die("--eval-every must be at least 1 (steps between measurements)");
+        if (count_flag(o, "warmup") > count_flag(o, "steps"))
+            die("--warmup is " + o["warmup"] + " (its default is 30) but --steps is " + o["steps"] +
+                ": the warm-up must be 0 to the number of steps (e.g. --warmup 0)");
         if (heads.size() > 1 && variants.size() > 1) die("compare either a --heads list or a --variant list, not both");
         if (heads.size() > 1) return compare(o, "heads", heads, seeds);
         if (variants.size() > 1) return compare(o, "variant", variants, seeds);
