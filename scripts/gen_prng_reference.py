@@ -2,7 +2,7 @@
 """Writes tests/fixtures/prng_reference.txt: the first outputs of splitmix64, our uniform floats, det_log and
 the polar-method normal sampler, computed here in Python, independently of the C++ core.
 
-Python floats are IEEE 754 doubles with exactly rounded + - * / and sqrt, so repeating core/prng.cpp's operations
+Python floats are IEEE 754 doubles with exactly rounded + - * / and sqrt, so repeating core/base/prng.cpp's operations
 in the same order gives the same bits; the Catch2 test compares both targets (native and wasm) to this file,
 which proves they agree with each other. Usage: scripts/gen_prng_reference.py > tests/fixtures/prng_reference.txt
 """

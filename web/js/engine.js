@@ -152,7 +152,7 @@ export function kvArithmetic(shape) {
  */
 
 /**
- * Every step of one multi-head attention layer on a tiny input (core/worked_example.hpp).
+ * Every step of one multi-head attention layer on a tiny input (core/lab/worked_example.hpp).
  * @param {WorkedInput} input
  * @returns {{ok: true, T: number, D: number, H: number, hs: number, x: Float64Array, wqH: Float64Array,
  *            wkH: Float64Array, wvH: Float64Array, q: Float64Array, k: Float64Array, v: Float64Array,

@@ -1,5 +1,5 @@
 // The induction panel, "Induction heads": a 2-layer attention-only model and a 1-layer control trained on the
-// shifted repeated-random-segment task (core/induction_task.hpp), each in its own worker. Live, from the core:
+// shifted repeated-random-segment task (core/train/induction_task.hpp), each in its own worker. Live, from the core:
 // per-head previous-token scores (layer 0) and induction scores (last layer), the first-copy and repeated-copy
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
 // against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
@@ -247,7 +247,7 @@ export function setupInduction(app) {
         }
     }
     ui.scores.replaceChildren(rows.length ? table(
-      `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/metrics.hpp).`,
+      `Scores at the latest measurement, averaged over ${constants().induction.probes} sequences of the task (a segment of each trained length at a random place). A head counts as an induction head at an induction score of ${threshold()} or more, as a previous-token head at a previous-token score of ${prevThreshold()} or more (core/lab/metrics.hpp).`,
       ['head', 'previous-token score', 'induction score', 'label'], rows, { class: 'scores-table', stack: true }) : '');
   }
 
