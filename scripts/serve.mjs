@@ -58,6 +58,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     return i > 0 ? process.argv[i + 1] : fallback;
   };
   const csp = process.argv.includes('--csp');
-  const { url } = await startServer({ root: arg('--root', undefined), port: Number(arg('--port', 8000)), csp });
-  console.log(`mha-sandbox: ${url}${csp ? ' (with the strict Content-Security-Policy)' : ''}`);
+  const port = Number(arg('--port', 8000));
+  try {
+    const { url } = await startServer({ root: arg('--root', undefined), port, csp });
+    console.log(`mha-sandbox: ${url}${csp ? ' (with the strict Content-Security-Policy)' : ''}`);
+  } catch (err) {
+    // a second scripts/start, say: a sentence, not a stack
+    const why = err.code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is already in use (is the sandbox already served there?)`
+      : err.code === 'EACCES' ? `port ${port} needs more rights than this user has` : err.message;
+    console.error(`mha-sandbox: cannot serve: ${why}. Choose another port: PORT=8080 scripts/start, or node scripts/serve.mjs --port 8080.`);
+    process.exit(1);
+  }
 }
