@@ -186,14 +186,17 @@ function save() {
 }
 
 // ---------------------------------------------------------------- embedding: the height for the parent page
+// { type: 'mha-sandbox:height', height, frame }: frame is the frame= setting of this page's address ('' without
+// one), so that a course page with several frames can tell them apart by name as well as by event.source
 function reportHeight() {
   if (window.parent === window) return;
+  const { frame } = readLayout(location.hash, location.search);
   let last = 0;
   const send = () => {
     const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (height === last) return;
     last = height;
-    window.parent.postMessage({ type: 'mha-sandbox:height', height }, '*');
+    window.parent.postMessage({ type: 'mha-sandbox:height', height, frame }, '*');
   };
   new ResizeObserver(send).observe(document.documentElement);
   send();

@@ -37,6 +37,8 @@ const LAYOUT = Object.freeze({
   embed: { name: 'embed', type: 'enum', default: '0', values: ['0', '1'], help: 'one panel without page chrome' },
   downloads: { name: 'downloads', type: 'enum', default: '0', values: ['0', '1'],
     help: 'downloads allowed in an opaque-origin frame (frame_downloads.js)' },
+  // a course page with several frames tells their height messages apart by this name (main.js reportHeight)
+  frame: { name: 'frame', type: 'string', default: '', maxLength: 64, help: 'name echoed in the frame\'s height messages' },
 });
 
 // page: the training panels' ranges, narrower than the core's, so that a run fits a tab
@@ -133,6 +135,7 @@ function makeProps(c) {
     LAYOUT.hide,
     LAYOUT.embed,
     LAYOUT.downloads,
+    LAYOUT.frame,
   ];
 }
 
@@ -279,16 +282,16 @@ export function readHash(hash, search = '') {
 }
 
 /**
- * The settings that lay the page out (panel, embed, hide, downloads), read before the core has loaded so that an
- * embedded panel shows without the page chrome from the start. Nonsense takes the defaults silently: readHash
- * reports it.
+ * The settings that lay the page out (panel, embed, hide, downloads, the frame's name), read before the core has
+ * loaded so that an embedded panel shows without the page chrome from the start. Nonsense takes the defaults
+ * silently: readHash reports it.
  * @param {string} hash
  * @param {string} [search]
- * @returns {{panel: string[], embed: string, hide: string[], downloads: string}}
+ * @returns {{panel: string[], embed: string, hide: string[], downloads: string, frame: string}}
  */
 export function readLayout(hash, search = '') {
   const { state } = read(Object.values(LAYOUT), hash, search);
-  return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads };
+  return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads, frame: state.frame };
 }
 
 function read(table, hash, search) {
