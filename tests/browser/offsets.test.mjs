@@ -79,6 +79,11 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await p.inputValue('#c-steps'), '300');
     await p.fill('#c-steps', '70');
     await hashOf(p, /steps=70/);
+    // an emptied list of head counts is left out of the address, as an emptied number is (not "heads=NaN")
+    await p.fill('#c-heads', '');
+    await p.fill('#c-steps', '71');
+    assert.doesNotMatch(await hashOf(p, /steps=71/), /NaN|[#&]heads=/);
+    await p.fill('#c-heads', '1,4,8');
 
     // the link reproduces the choice in a new tab
     const q = await openPage(hash);

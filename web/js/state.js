@@ -324,6 +324,7 @@ export function writeHash(state) {
   for (const p of props()) {
     const v = state[p.name];
     if (typeof v === 'number' && !Number.isFinite(v)) continue;  // an emptied number field: left out
+    if (Array.isArray(v) && v.some((x) => typeof x === 'number' && !Number.isFinite(x))) continue;  // and a list
     if (Array.isArray(v) ? v.join(',') === p.default.join(',') : v === p.default) continue;
     params.set(p.name, Array.isArray(v) ? v.join(',') : String(v));
   }
