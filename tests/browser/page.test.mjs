@@ -232,6 +232,22 @@ test('KV cache: four real models as presets with their sources, numbers worked o
   }
 });
 
+test('KV cache: a small cache in its own unit, one token, a bad KV-head count named in words', async () => {
+  // one layer, one KV head of 64, one token, batch 1, 2 bytes: 2·1·1·64·1·1·2 = 256 bytes; 2,048 tokens: 512 KiB
+  const p = await openPage('#panel=params&kvL=1&kvD=64&kvH=1&kvKv=1&kvHs=64&kvCtx=1&kvB=1&kvBytes=2');
+  try {
+    const cells = (row) => p.locator('#p-kv table tbody tr').nth(row).locator('td').allTextContents();
+    assert.match((await cells(0))[7], /^256 bytes\s*256 bytes$/);
+    assert.match(await p.locator('#p-kv .table-caption').textContent(), /, 1 token of context, batch 1, 2 bytes per value/);
+    await p.fill('#k-Ctx', '2048');
+    assert.match((await cells(0))[7], /^512 KiB\s*524,288 bytes$/);
+    await p.fill('#k-Kv', '-1');
+    assert.equal(await p.locator('#k-error').textContent(), 'The number of KV heads must be a whole number of at least 1.');
+  } finally {
+    await p.close();
+  }
+});
+
 test('worked example: a cell the core cannot take is named next to its matrix, and nothing else changes', async () => {
   const p = await openPage('#panel=worked');
   try {

@@ -1,13 +1,30 @@
 // The params panel, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head
 // count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic for real models (kv_presets.js) or any shape.
 import { kvArithmetic, parameterLedger } from '../engine.js';
-import { count, el, table } from '../views/dom.js';
+import { count, el, plural, table } from '../views/dom.js';
 import { KV_PRESETS, matchingPreset } from './kv_presets.js';
 
 const $ = (id) => document.getElementById(id);
 const KV_FIELDS = [['kvL', 'k-L'], ['kvD', 'k-D'], ['kvH', 'k-H'], ['kvKv', 'k-Kv'], ['kvHs', 'k-Hs'], ['kvCtx', 'k-Ctx'],
   ['kvB', 'k-B'], ['kvBytes', 'k-Bytes']];
 const SHIPPED_VOCAB = 62;  // V of the shipped corpus (61 characters + the unknown symbol), until a run says
+// the shape's fields in the sentence that refuses one
+const KV_NAMES = { layers: 'The number of layers', dModel: 'D', nHeads: 'The number of query heads H',
+  nKvHeads: 'The number of KV heads', headDim: 'The head size d_h', context: 'The context', batch: 'The batch',
+  bytesPerValue: 'The bytes per value' };
+
+/**
+ * A size in bytes in the largest binary unit that keeps it at least 1: "256 bytes", "512 KiB", "288 MiB", "10 GiB".
+ * @param {number} bytes
+ * @returns {string}
+ */
+export function binaryBytes(bytes) {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let i = -1;
+  while (i + 1 < units.length && bytes >= 2 ** (10 * (i + 2))) ++i;
+  if (i < 0) return plural(bytes, 'byte');
+  return `${(bytes / 2 ** (10 * (i + 1))).toLocaleString('en-US', { maximumFractionDigits: 3 })} ${units[i]}`;
+}
 
 /**
  * @param {object} app shared page state: { state, save(), readable(msg), vocabSize() }
@@ -51,11 +68,11 @@ export function setupParams(app) {
     const shape = { layers: s.kvL, dModel: s.kvD, nHeads: s.kvH, nKvHeads: s.kvKv, headDim: s.kvHs, bias: s.kvBias === '1',
       context: s.kvCtx, batch: s.kvB, bytesPerValue: s.kvBytes };
     const bad = Object.entries(shape).find(([k, v]) => k !== 'bias' && !(Number.isInteger(v) && v >= 1));
-    const r = bad ? { ok: false, error: `${bad[0]} must be a whole number of at least 1.` } : kvArithmetic(shape);
+    const r = bad ? { ok: false, error: `${KV_NAMES[bad[0]]} must be a whole number of at least 1.` } : kvArithmetic(shape);
     kvError.textContent = r.ok ? '' : app.readable(r.error);
     kvError.hidden = r.ok;
     if (!r.ok) return kvRoot.replaceChildren();
-    const gib = (b) => `${(b / 2 ** 30).toLocaleString('en-US', { maximumFractionDigits: 3 })} GiB`;
+    const gib = binaryBytes;
     const withBias = s.kvBias === '1';
     const col = (name, kv, c, frac) => [name, String(kv), count(c.q), count(c.k), count(c.v), count(c.o),
       ...(withBias ? [count(c.bias)] : []), count(c.perLayer), count(c.allLayers), el('span', {}, gib(c.kvCacheBytes), el('br'), el('span', { class: 'muted' }, `${count(c.kvCacheBytes)} bytes`)), frac];
@@ -67,7 +84,7 @@ export function setupParams(app) {
     ];
     kvRoot.replaceChildren(table(
       `Attention parameters and KV cache for ${s.kvL} layers, D = ${count(s.kvD)}, H = ${s.kvH} query heads of d_h = ${s.kvHs}, ` +
-      `${count(s.kvCtx)} tokens of context, batch ${s.kvB}, ${s.kvBytes} bytes per value` +
+      `${count(s.kvCtx)} ${s.kvCtx === 1 ? 'token' : 'tokens'} of context, batch ${s.kvB}, ${plural(s.kvBytes, 'byte')} per value` +
       `${s.kvBias === '1' ? ', with biases' : ''}${preset ? ` (${preset.name})` : ''}.`,
       ['variant', 'KV heads', 'W_Q', 'W_K', 'W_V', 'W_O', ...(withBias ? ['biases'] : []), 'per layer', 'all layers',
         'KV cache', 'cache vs MHA'], rows, { class: 'kv-table', stack: true }));
