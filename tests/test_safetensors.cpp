@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "error.hpp"
 #include "json_mini.hpp"
 #include "prng.hpp"
@@ -261,6 +265,51 @@ TEST_CASE("safetensors write_file and read_file round trip and refuse oversized 
     std::remove(path.c_str());
     CHECK(has(st::read_file(path, back, 100), "cannot open " + path));
     CHECK(has(st::write_file("/nonexistent_dir_mha/x.safetensors", bytes), "cannot create"));
+}
+
+TEST_CASE("write_file and read_file: what is not a regular file is refused or written in place, never replaced",
+          "[safetensors][files]") {
+    std::random_device rd;
+    const std::string dir = "/tmp/mha_files_test_" + std::to_string(rd());
+    REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+    Bytes back;
+    // a directory: refused by name before it is opened ("9223372036854775807 bytes" before)
+    CHECK(st::read_file(dir, back, 100) == dir + " is a directory, not a file to read.");
+    CHECK(has(st::write_file(dir, Bytes{1}), "cannot open " + dir + " for writing"));
+#ifndef __EMSCRIPTEN__  // natively only: node's file system under wasm has no pipes, and its devices differ
+    // a full disk is a sentence (the close that flushes is checked); /dev/full is a device, so it is written in place
+    struct stat full {};
+    if (::stat("/dev/full", &full) == 0 && S_ISCHR(full.st_mode)) {
+        CHECK(has(st::write_file("/dev/full", Bytes(1 << 16, 7)), "cannot write /dev/full: No space left on device"));
+        REQUIRE(::stat("/dev/full", &full) == 0);
+        CHECK(S_ISCHR(full.st_mode));
+    }
+    // a pipe: reading it would block until a writer came, so it is refused; written, it is written in place, read
+    // at its other end, and still a pipe afterwards (a rename would have replaced it with a regular file)
+    const std::string fifo = dir + "/pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(st::read_file(fifo, back, 100) == fifo + " is a pipe, not a file to read.");
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
+    CHECK(st::write_file(fifo, std::string("step,loss\n")) == "");
+    char got[32] = {};
+    CHECK(::read(reader, got, sizeof got) == 10);
+    CHECK(std::string(got) == "step,loss\n");
+    ::close(reader);
+    struct stat after {};
+    REQUIRE(::stat(fifo.c_str(), &after) == 0);
+    CHECK(S_ISFIFO(after.st_mode));
+    std::remove(fifo.c_str());
+#endif
+    // a new regular file goes through path.tmp in the same folder, which does not stay behind
+    const std::string file = dir + "/curves.csv";
+    CHECK(st::write_file(file, std::string("a,b\n")) == "");
+    CHECK(st::read_file(file, back, 100) == "");
+    CHECK(back == Bytes{'a', ',', 'b', '\n'});
+    struct stat tmp {};
+    CHECK(::stat((file + ".tmp").c_str(), &tmp) != 0);
+    std::remove(file.c_str());
+    ::rmdir(dir.c_str());
 }
 
 // ---------------------------------------------------------------- hostile and corrupt files

@@ -13,9 +13,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -277,8 +277,7 @@ int train(const Options& o) {
     const double tok_per_s = double(tc.steps - first) * tc.batch * tc.seq_len / std::max(secs, 1e-9);
 
     if (o.on("csv")) {
-        std::ofstream f(o["csv"]);
-        if (!f) die("cannot write " + o["csv"]);
+        std::ostringstream f;
         f << "step,train_loss,val_loss,lr,grad_norm,skipped\n";
         f.precision(9);
         for (std::size_t i = 0; i < curves.step.size(); ++i) {
@@ -286,6 +285,8 @@ int train(const Options& o) {
             if (!std::isnan(curves.val[i])) f << curves.val[i];
             f << "," << curves.lr[i] << "," << curves.norm[i] << "," << curves.skipped[i] << "\n";
         }
+        const std::string err = st::write_file(o["csv"], f.str());
+        if (!err.empty()) die(err);
     }
     // does any output depend on a later token? (the check every "Break it" variant carries)
     const CausalityReport causality = run->causality();
@@ -302,8 +303,7 @@ int train(const Options& o) {
         if (!quiet) std::cout << "--- sample ---\n" << sample << "\n--------------\n";
     }
     if (o.on("summary")) {
-        std::ofstream f(o["summary"]);
-        if (!f) die("cannot write " + o["summary"]);
+        std::ostringstream f;
         f.precision(9);
         f << "{\"config\":" << config_to_json(cfg) << ",\"params\":" << run->model().num_params()
           << ",\"task\":" << json::quote(task_name(facts.task)) << ",\"steps\":" << tc.steps << ",\"batch\":" << tc.batch
@@ -312,6 +312,8 @@ int train(const Options& o) {
           << ",\"tokens_per_second\":" << tok_per_s << ",\"simd\":" << json::quote(simd_arch_name())
           << ",\"causal\":" << (causality.causal() ? "true" : "false") << ",\"leaking_pairs\":" << causality.leaks.size()
           << ",\"sample\":" << json::quote(sample) << "}\n";
+        const std::string err = st::write_file(o["summary"], f.str());
+        if (!err.empty()) die(err);
     }
     if (o.on("save")) {
         const std::string err = st::write_file(o["save"], run->snapshot(true));

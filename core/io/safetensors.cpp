@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include <sys/stat.h>
+
 #include "error.hpp"
 #include "json_mini.hpp"
 
@@ -414,8 +416,34 @@ std::vector<std::uint8_t> write(const std::vector<std::pair<std::string, std::st
 
 // ---------------------------------------------------------------- files
 
+namespace {
+
+// "a directory" / "a pipe" / ... for a path that exists and is not a regular file; "" for a regular file or none
+std::string not_regular(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    if (S_ISFIFO(st.st_mode)) return "a pipe";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device";
+    if (S_ISSOCK(st.st_mode)) return "a socket";
+    return "not a regular file";
+}
+
+// writes bytes to an open file and closes it: "" or the reason (the close flushes: a full disk may only show there)
+std::string write_and_close(std::FILE* fp, const std::vector<std::uint8_t>& bytes) {
+    const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), fp) == bytes.size();
+    const int saved = errno;
+    const bool closed = std::fclose(fp) == 0;
+    if (wrote && closed) return "";
+    return std::strerror(wrote ? errno : saved);
+}
+
+}  // namespace
+
 std::string read_file(const std::string& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) {
     out.clear();
+    const std::string kind = not_regular(path);
+    if (!kind.empty()) return path + " is " + kind + ", not a file to read.";
     std::FILE* fp = std::fopen(path.c_str(), "rb");
     if (!fp) return "cannot open " + path + ": " + std::strerror(errno);
     std::string err;
@@ -437,16 +465,20 @@ std::string read_file(const std::string& path, std::vector<std::uint8_t>& out, s
 }
 
 std::string write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    if (!not_regular(path).empty()) {
+        // /dev/null, a pipe, a device: written as it is; renaming a file over it would replace it
+        std::FILE* fp = std::fopen(path.c_str(), "wb");
+        if (!fp) return "cannot open " + path + " for writing: " + std::strerror(errno);
+        const std::string why = write_and_close(fp, bytes);
+        return why.empty() ? "" : "cannot write " + path + ": " + why;
+    }
     const std::string tmp = path + ".tmp";
     std::FILE* fp = std::fopen(tmp.c_str(), "wb");
     if (!fp) return "cannot create " + tmp + ": " + std::strerror(errno);
-    const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), fp) == bytes.size();
-    const int saved = errno;
-    const bool closed = std::fclose(fp) == 0;  // flushes: a full disk may only show up here
-    if (!wrote || !closed) {
-        const std::string err = "cannot write " + tmp + ": " + std::strerror(wrote ? errno : saved);
+    const std::string why = write_and_close(fp, bytes);
+    if (!why.empty()) {
         std::remove(tmp.c_str());
-        return err;
+        return "cannot write " + tmp + ": " + why;
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string err = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
@@ -454,6 +486,10 @@ std::string write_file(const std::string& path, const std::vector<std::uint8_t>&
         return err;
     }
     return "";
+}
+
+std::string write_file(const std::string& path, const std::string& text) {
+    return write_file(path, std::vector<std::uint8_t>(text.begin(), text.end()));
 }
 
 }  // namespace mha::st

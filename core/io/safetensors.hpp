@@ -95,10 +95,15 @@ std::vector<std::uint8_t> write(const std::vector<std::pair<std::string, std::st
 // ---------------------------------------------------------------- files
 
 // Reads the whole file at path into out; "" or a sentence naming the path. Files larger than max_bytes are
-// refused before anything is allocated.
+// refused before anything is allocated, and so is anything that is not a regular file (a directory, a pipe that
+// would block the read, a device), before it is opened.
 std::string read_file(const std::string& path, std::vector<std::uint8_t>& out, std::size_t max_bytes);
 
-// Writes bytes to path through path + ".tmp" and a rename, so a crash mid-write leaves the old file intact.
+// Writes bytes to path; "" or a sentence naming the path. A regular file (or a new one) is written through
+// path + ".tmp" in the same folder and a rename, so a crash mid-write leaves the old file intact; anything else
+// that exists at path (/dev/null, a pipe, a device) is written in place, never replaced. Every write and the close
+// are checked: a full disk is a sentence, not a lost file.
 std::string write_file(const std::string& path, const std::vector<std::uint8_t>& bytes);
+std::string write_file(const std::string& path, const std::string& text);
 
 }  // namespace mha::st
