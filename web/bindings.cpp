@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "kernels.hpp"
 #include "marshal.hpp"
 
@@ -84,6 +85,7 @@ val constants() {
     limits.set("maxSeed", static_cast<double>(mha::RunLimits::max_seed));
     limits.set("maxSampleChars", mha::RunLimits::max_sample_chars);
     limits.set("maxTextBytes", static_cast<double>(mha::DataLimits::max_text_bytes));
+    limits.set("maxCheckpointBytes", static_cast<double>(mha::kMaxCheckpointBytes));
     limits.set("valFraction", mha::DataLimits::default_val_fraction);
     limits.set("demoMaxTokens", mha::kDemoMaxTokens);
     val thresholds = val::object();

@@ -213,6 +213,11 @@ test('a .safetensors file loads as a run to inspect or continue; a broken one gi
   // a picture picked by mistake: said in the user's terms, not as a header length of 727905341920923785 bytes
   await page.setInputFiles('#c-upload', { name: 'heatmap.png', mimeType: 'image/png', buffer: readFileSync(new URL('../../public/img/screenshot.png', import.meta.url)) });
   await page.waitForFunction(() => /this file is a PNG image, not a \.safetensors model/i.test(document.getElementById('c-error').textContent));
+  // an empty file is no model at all (it once set up a random one, "file (H = 4)")
+  const cards = await page.locator('#c-runs .run-card').count();
+  await page.setInputFiles('#c-upload', { name: 'empty.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) });
+  await page.waitForFunction(() => document.getElementById('c-error').textContent === 'empty.safetensors is empty: there is no model in it.');
+  assert.equal(await page.locator('#c-runs .run-card').count(), cards);
 });
 
 // ------------------------------------------------------------------------------------------ bad input

@@ -180,8 +180,8 @@ export function workedExample(input) {
  * @typedef {{
  *   limits: {maxDModel: number, maxHeads: number, maxLayers: number, maxSeqLen: number, maxVocab: number,
  *            maxBatch: number, maxSteps: number, maxChunk: number, maxEvalBatches: number, maxLr: number,
- *            maxSeed: number, maxSampleChars: number, maxTextBytes: number, valFraction: number,
- *            demoMaxTokens: number},
+ *            maxSeed: number, maxSampleChars: number, maxTextBytes: number, maxCheckpointBytes: number,
+ *            valFraction: number, demoMaxTokens: number},
  *   thresholds: {induction: number, previous: number, first: number, broad: number},
  *   divergenceFactor: number,
  *   variants: string[],

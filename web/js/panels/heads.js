@@ -274,6 +274,12 @@ export function setupHeads(app) {
     const checked = runSettings();
     if (checked.error) return report(checked.error);
     const { settings } = checked;
+    // the file's size, before a byte of it is read or copied into the module
+    const limit = constants().limits.maxCheckpointBytes;
+    if (file.size === 0) return report(`${file.name} is empty: there is no model in it.`);
+    if (file.size > limit) {
+      return report(`${file.name} is ${mib(file.size).toFixed(0)} MiB; a model this lab can load is at most ${mib(limit)} MiB.`);
+    }
     const bytes = new Uint8Array(await file.arrayBuffer());
     let text;
     try {
