@@ -7,7 +7,7 @@
 // panel go to tests/browser/output/.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { serveOnePage } from '../../scripts/chromium.mjs';
@@ -16,7 +16,7 @@ import { pageSession } from './page_session.mjs';
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const TINY = 'panel=heads&heads=1,4&steps=24&batch=4&context=32&layers=2&seeds=1';
 
-const session = pageSession();
+const session = pageSession({ downloads: true });
 const { openPage, consoleErrors, foreignRequests } = session;
 let host = null;
 after(() => host?.close());
@@ -61,6 +61,13 @@ async function waitStored(p, id, wanted) {
   return r;
 }
 
+// Look inside's "Download this model": the file's name and bytes
+async function downloadModel(p) {
+  const [download] = await Promise.all([p.waitForEvent('download'), p.click('#i-model')]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), bytes: readFileSync(path) };
+}
+
 test('a reload after training gives the runs back: curves, table, sample, and Look inside works on them', async () => {
   const p = await openPage(`#${TINY}`);
   try {
@@ -74,6 +81,12 @@ test('a reload after training gives the runs back: curves, table, sample, and Lo
     assert.match(await p.locator('#panel-heads .saved-runs').textContent(),
       /^2 runs kept in this browser, \d+\.\d MB \(at most 100\.0 MB; over it, older runs' scrubbing snapshots go first/);
     const table = await p.locator('#c-final table').textContent();
+    // the trained model as a student downloads it (Look inside, Download this model), before the reload
+    await p.click('button[data-panel="inside"]');
+    await p.check('#i-runs input[value="H4"]');
+    const downloadedBefore = await downloadModel(p);
+    assert.equal(downloadedBefore.name, 'mha-sandbox-H4-step24.safetensors');
+    await p.click('button[data-panel="heads"]');
 
     await reloaded(p);
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
@@ -101,6 +114,12 @@ test('a reload after training gives the runs back: curves, table, sample, and Lo
     await p.waitForFunction(() => /Validation loss of this model: \d\.\d{3}/.test(document.getElementById('i-loss').textContent));
     const loss = Number((await p.locator('#i-loss').textContent()).match(/Validation loss of this model: (\d\.\d{3})/)[1]);
     assert.ok(Math.abs(loss - back[1].val.at(-1)) < 1e-3, `${loss} vs ${back[1].val.at(-1)}`);
+    // and the model downloaded after the reload is the one downloaded before it: at step 24, not 0
+    const after = await downloadModel(p);
+    assert.equal(after.name, 'mha-sandbox-H4-step24.safetensors');
+    assert.equal(after.name, downloadedBefore.name);
+    assert.ok(after.bytes.equals(downloadedBefore.bytes), 'the file differs from the one downloaded before the reload');
+    assert.match(after.bytes.toString('latin1', 8, 8 + Number(after.bytes.readBigUInt64LE(0))), /\\"step\\":24/);
 
     // the heads panel restored, at both widths
     mkdirSync(OUTPUT, { recursive: true });
@@ -205,7 +224,7 @@ test('a link that would leave the page while a run trains opens in a new tab', a
   }
 });
 
-test('what one default-size heads run costs the store: its weights snapshots and a little more', async () => {
+test('what one default-size heads run costs the store: its weights snapshots, its final full state, a little more', async () => {
   // the default model and schedule (batch 1: the same weights, quicker), one run
   const p = await openPage('#panel=heads&heads=4&seeds=1&batch=1');
   try {
@@ -219,9 +238,11 @@ test('what one default-size heads run costs the store: its weights snapshots and
     assert.equal(stored.snapshots, snapshots);
     const mb = stored.bytes / 2 ** 20;
     const weights = (4 * params) / 2 ** 20;  // one snapshot: fp32 weights (plus a small safetensors header)
-    console.log(`# a ${steps}-step heads run (${params} parameters): ${snapshots} snapshots of ${weights.toFixed(2)} MB; ` +
-      `the store holds ${mb.toFixed(2)} MB`);
-    assert.ok(mb >= snapshots * weights - 0.05 && mb <= snapshots * weights + 1, `${mb} MB for ${snapshots} × ${weights} MB`);
+    // and the full state at the last step: the weights and AdamW's two moments, three times the weights
+    const models = snapshots * weights + 3 * weights;
+    console.log(`# a ${steps}-step heads run (${params} parameters): ${snapshots} snapshots of ${weights.toFixed(2)} MB ` +
+      `and a full state of ${(3 * weights).toFixed(2)} MB; the store holds ${mb.toFixed(2)} MB`);
+    assert.ok(mb >= models - 0.05 && mb <= models + 1, `${mb} MB for ${snapshots} × ${weights} MB + ${3 * weights} MB`);
   } finally {
     await p.close();
   }

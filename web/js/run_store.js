@@ -1,13 +1,15 @@
 // Runs that survive the page: every finished run and the latest snapshot of every running one, kept in this browser's
 // IndexedDB and given back to their panel after a reload. A record holds what Run.toSaved() gives (settings, curves,
-// head traces, sample, status, and the model bytes: a finished run's weights snapshots, the last of them its final
-// weights; a running run's lastFull, weights with the AdamW state, to continue from) under the id `panel:key`; a
+// head traces, sample, status, and the model bytes: the weights snapshots for scrubbing, the last of them its final
+// weights, and lastFull, weights with the AdamW state and the step, to continue from or, for a finished run, to
+// come back at the step it was trained to) under the id `panel:key`; a
 // panel's plan (the comparison's head counts or variants and seeds, the runs still queued) is one more record, and
 // each training text is kept once, by content. No DOM in this file.
 //
 // The size cap and what goes first. The store holds at most CAP_BYTES (100 MB). A tiny-char model's weights are
-// about 0.43 MB (1.3 MB with the AdamW state): a finished 300-step heads run with its 11 scrubbing snapshots takes
-// 4.8 MB (docs/experiments.md), so the default comparison (9 runs) about 43 MB. When a save would go over the cap:
+// about 0.43 MB (1.3 MB with the AdamW state): a finished 300-step heads run with its 11 scrubbing snapshots and its
+// final full state takes about 6 MB, so the default comparison (36 runs) goes over the cap and its older runs lose
+// their scrubbing snapshots (tests/browser/persist.test.mjs measures one run). When a save would go over the cap:
 //   1. scrubbing snapshots go: the oldest-saved run first, all but its last weights (a finished run keeps its final
 //      weights, so Look inside still works; only the slider's earlier steps are lost), run by run;
 //   2. then whole finished runs, the oldest-saved first;

@@ -148,9 +148,10 @@ export class Run {
 
   // ---------------------------------------------------------------- kept in the browser (run_store.js)
   /**
-   * What the browser keeps of this run, or null when there is nothing to keep yet (no snapshot) or it failed: a
-   * finished run with its weights snapshots (the last one its final weights), any other with its last full
-   * snapshot (weights and AdamW state) to continue from, which restore goes back to.
+   * What the browser keeps of this run, or null when there is nothing to keep yet (no snapshot) or it failed: its
+   * weights snapshots (for scrubbing) and its last full snapshot (weights, AdamW state and the step), which restore
+   * goes back to: a running run's to continue from, a finished run's taken at its last step, so that after a reload
+   * it still knows the step it was trained to and a download of it is the same file as before.
    * @returns {object|null} structured-cloneable (IndexedDB copies it at once)
    */
   toSaved() {
@@ -162,22 +163,24 @@ export class Run {
     return {
       key: this.key, label: this.label, settings: this.settings, text: this.text, status: done ? 'done' : 'paused',
       trainedAt: Date.now(), facts: this.facts, train: this.train, val: this.val, snapshots: this.snapshots,
-      lastFull: done ? null : this.lastFull, stepsDone: this.stepsDone, seconds: this.seconds, trained: this.trained,
+      lastFull: done && this.lastFull?.step !== this.stepsDone ? null : this.lastFull, stepsDone: this.stepsDone,
+      seconds: this.seconds, trained: this.trained,
       wallSeconds: done ? this.wallSeconds : (performance.now() - this.wallStart) / 1000, sample: this.sample, causality: this.causality, swap: this.swap,
       induction: this.induction, probe: this.probe, traces: this.traces, diverged: this.diverged,
     };
   }
 
   /**
-   * A run kept in the browser, back on the page: a new worker from its final weights (a finished run, for looking
-   * inside) or from its last full snapshot (a run that was training: paused there, its curves after that step
-   * dropped; start() continues it). It says RUN_EVENT.ready once its worker is set up, with its saved status.
+   * A run kept in the browser, back on the page: a new worker from its last full snapshot: a finished run's at its
+   * last step (for looking inside and downloading; its final weights alone if it was kept without one), a run that
+   * was training paused there, its curves after that step dropped (start() continues it). It says RUN_EVENT.ready once its worker is set up, with its saved status.
    * @param {object} saved from toSaved(), with its text
    * @param {(e: RunEvent) => void} onEvent
    * @returns {Run}
    */
   static restore(saved, onEvent) {
-    const bytes = saved.status === 'done' ? saved.snapshots.at(-1).bytes : saved.lastFull.bytes;
+    // a finished run kept without its full state at its last step (kept before that was kept): its final weights
+    const bytes = saved.lastFull ? saved.lastFull.bytes : saved.snapshots.at(-1).bytes;
     return new Run({ key: saved.key, label: saved.label, settings: saved.settings, text: saved.text, checkpoint: bytes,
       onEvent, saved });
   }
