@@ -113,7 +113,13 @@ test('an invalid D/H shows the core message and no heatmaps; fixing it clears bo
   assert.match(await alert.textContent(), /not divisible/);
   await waitForHeatmaps(page, 0);
   assert.equal(await page.locator('.reshape .cell').count(), 0);
+  // H = 2.5 is named as what it is, and the split's placeholder does not blame D
   await page.fill('#in-D', '8');
+  await page.fill('#in-H', '2.5');
+  await page.waitForFunction(() => /^H must be a whole number/.test(document.getElementById('sizes-error').textContent));
+  assert.equal(await page.locator('.reshape .placeholder').first().textContent(),
+    'The split appears once D and H fit together: see the message under Sizes.');
+  await page.fill('#in-H', '4');
   await alert.waitFor({ state: 'hidden' });
   await waitForHeatmaps(page, 4);
 });
@@ -251,6 +257,10 @@ test('KV cache: a small cache in its own unit, one token, a bad KV-head count na
 test('worked example: a cell the core cannot take is named next to its matrix, and nothing else changes', async () => {
   const p = await openPage('#panel=worked');
   try {
+    // heads counted from 0, as in every other panel; the note says how the lesson counts them
+    assert.deepEqual((await p.locator('#w-steps .head-steps h3').allTextContents()).map((t) => t.split(' channels')[0].trim()),
+      ['Head 0', 'Head 1', 'Concat, then W_O']);
+    assert.match(await p.locator('#w-note').textContent(), /its head 1 \(head 0 here: every panel of this page counts heads from 0\)/);
     const cell = p.locator('#w-x input').first();  // X, row t0, column c0: 1 by default
     const alert = p.locator('#w-x .cell-alert');
     const steps = () => p.locator('#w-steps').textContent();

@@ -29,7 +29,8 @@ export class ReshapeView {
     this.vector = el('ol', { class: 'vector', 'aria-label': 'embedding vector' });
     this.heads = el('ol', { class: 'heads', 'aria-label': 'heads' });
     this.rule = el('p', { class: 'rule' });
-    this.empty = el('p', { class: 'placeholder', hidden: true }, 'Choose a D that H divides to see the split.');
+    this.empty = el('p', { class: 'placeholder', hidden: true },
+      'The split appears once D and H fit together: see the message under Sizes.');
     root.append(
       el('h3', { class: 'reshape-title' }, el('code', {}, t.title), ' ', el('span', { class: 'muted' }, t.tag), ' ', this.badge),
       el('p', { class: 'row-label' }, 'embedding vector of one position'),

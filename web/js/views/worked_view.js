@@ -53,7 +53,7 @@ export class WorkedView {
     this.root.replaceChildren();
     this.views = { heads: [] };
     for (let h = 0; h < H; ++h) {
-      const n = h + 1;  // the lesson counts heads from 1
+      const n = h;  // from 0, as every panel counts heads (the lesson's note above says how it counts)
       const sec = el('section', { class: 'head-steps', 'aria-label': `head ${n}` },
         el('h3', {}, `Head ${n} `, el('span', { class: 'muted' }, `channels ${h * hs}…${h * hs + hs - 1}, d_h = ${hs}`)));
       const row1 = box('step-row'), row2 = box('step-row'), row3 = box('step-row');
