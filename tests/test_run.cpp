@@ -542,3 +542,74 @@ TEST_CASE("a HeadEdit restores the model exactly, also after a tie", "[run][insp
     HeadEdit nothing(m, {}, false);
     CHECK_FALSE(nothing.changes_model());
 }
+
+// ---------------------------------------------------------------- a checkpoint names its task
+TEST_CASE("a checkpoint names its task: a panel that opens it sets up a run of that task", "[run][checkpoint]") {
+    // three runs of three tasks, 3 steps each, saved with their AdamW state
+    RunSpec offsets;
+    offsets.task = Task::offsets;
+    offsets.model.d_model = 16, offsets.model.n_heads = 4, offsets.model.n_layers = 1, offsets.model.max_seq_len = 16;
+    offsets.model.mlp = false;
+    offsets.train.batch = 4, offsets.train.steps = 10, offsets.train.warmup = 0, offsets.train.seed = 2;
+    offsets.offsets.symbols = 2, offsets.offsets.offsets = {1, 4};
+    const std::vector<std::pair<RunSpec, std::string>> cases = {
+        {offsets, "offsets"}, {induction_spec(), "induction"}, {text_spec(), "char"}};
+    for (const auto& [spec, task] : cases) {
+        std::unique_ptr<Run> run;
+        REQUIRE(make_run(spec, run).empty());
+        run->train(3);
+        const std::vector<std::uint8_t> file = run->snapshot(true);
+        RunSettings s;  // the page's defaults: the text task, D = 64, H = 4, ...
+        int step = -1;
+        REQUIRE(settings_of_checkpoint(file, s, step).empty());
+        INFO(task);
+        CHECK(s.task == task);
+        CHECK(step == 3);
+        CHECK(s.d_model == spec.model.d_model);
+        CHECK(s.n_layers == spec.model.n_layers);
+        CHECK(s.context == spec.model.max_seq_len);
+        CHECK(s.mlp == spec.model.mlp);
+        if (task == "offsets") CHECK((s.symbols == 2 && s.offsets == "1,4"));
+        if (task == "induction") CHECK((s.vocab == 12 && s.seg_min == 3 && s.seg_max == 7));
+        // and the settings read back set up a run of that task from the file, at its step
+        s.steps = 10, s.warmup = 0;
+        RunSpec again;
+        REQUIRE(to_run_spec(s, again).empty());
+        again.checkpoint = file;
+        if (task == "char") again.text = spec.text;
+        std::unique_ptr<Run> back;
+        REQUIRE(make_run(again, back).empty());
+        CHECK(back->steps_done() == 3);
+    }
+    // weights alone: step 0
+    std::unique_ptr<Run> run;
+    REQUIRE(make_run(offsets, run).empty());
+    RunSettings s;
+    int step = -1;
+    REQUIRE(settings_of_checkpoint(run->snapshot(false), s, step).empty());
+    CHECK((s.task == "offsets" && step == 0));
+}
+
+TEST_CASE("a checkpoint without a task is the text's; an unknown task is a sentence", "[run][checkpoint]") {
+    std::unique_ptr<Run> run;
+    REQUIRE(make_run(text_spec(), run).empty());
+    const Checkpoint c = [&] {
+        Checkpoint k;
+        REQUIRE(load_checkpoint(run->snapshot(false).data(), run->snapshot(false).size(), k).empty());
+        return k;
+    }();
+    RunSettings s;
+    s.task = "offsets";
+    int step = -1;
+    // written without the "task" metadata (as before it was recorded): the text's
+    const std::vector<std::uint8_t> plain = save_checkpoint(c.config, c.params.data(), c.vocab, nullptr);
+    REQUIRE(settings_of_checkpoint(plain, s, step).empty());
+    CHECK(s.task == "char");
+    const std::vector<std::uint8_t> odd =
+        save_checkpoint(c.config, c.params.data(), c.vocab, nullptr, "{\"name\":\"chess\"}");
+    CHECK(settings_of_checkpoint(odd, s, step) == "the checkpoint names a task this lab does not know.");
+    const std::vector<std::uint8_t> no_offsets =
+        save_checkpoint(c.config, c.params.data(), c.vocab, nullptr, "{\"name\":\"offsets\",\"symbols\":3}");
+    CHECK(settings_of_checkpoint(no_offsets, s, step) == "the checkpoint's offsets task has no symbols or offsets.");
+    CHECK(settings_of_checkpoint({}, s, step) != "");
+}

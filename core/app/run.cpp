@@ -269,11 +269,24 @@ std::string Run::end_sample() {
 }
 
 // ---------------------------------------------------------------- snapshots
+std::string task_json(const RunSpec& spec) {
+    const std::string name = "{\"name\":\"" + std::string(task_name(spec.task)) + "\"";
+    if (spec.task == Task::offsets) {
+        std::string list;
+        for (int o : spec.offsets.offsets) list += (list.empty() ? "" : ",") + std::to_string(o);
+        return name + ",\"symbols\":" + std::to_string(spec.offsets.symbols) + ",\"offsets\":\"" + list + "\"}";
+    }
+    if (spec.task == Task::induction)
+        return name + ",\"vocab\":" + std::to_string(spec.induction.vocab) + ",\"seg_min\":" +
+               std::to_string(spec.induction.seg_min) + ",\"seg_max\":" + std::to_string(spec.induction.seg_max) + "}";
+    return name + "}";
+}
+
 std::vector<std::uint8_t> Run::snapshot(bool with_optimizer) const {
     const std::string vocab = spec_.task == Task::text ? tok_.to_string() : "";  // the induction task's ids are its own
-    if (!with_optimizer) return save_checkpoint(model().config(), model().params(), vocab, nullptr);
+    if (!with_optimizer) return save_checkpoint(model().config(), model().params(), vocab, nullptr, task_json(spec_));
     const CheckpointOptimizer opt = trainer_->optimizer_state();
-    return save_checkpoint(model().config(), model().params(), vocab, &opt);
+    return save_checkpoint(model().config(), model().params(), vocab, &opt, task_json(spec_));
 }
 
 std::string Run::restore(const std::uint8_t* data, std::size_t size) {

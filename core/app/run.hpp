@@ -47,6 +47,11 @@ struct RunSpec {
     std::vector<std::uint8_t> checkpoint;
 };
 
+// The task of spec as a checkpoint records it in its "task" metadata, so that any panel can open the model as a run
+// of its own task: {"name":"char"}, {"name":"offsets","symbols":3,"offsets":"1,3,5,7"} or
+// {"name":"induction","vocab":64,"seg_min":3,"seg_max":7}. run_settings.hpp settings_of_checkpoint reads it.
+std::string task_json(const RunSpec& spec);
+
 // Limits of a run besides the model's (config.hpp Limits), the schedule's (train.hpp TrainLimits) and the text's
 // (dataset.hpp DataLimits).
 struct RunLimits {

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "checkpoint.hpp"
 #include "config.hpp"
+#include "json_mini.hpp"
 
 namespace mha {
 
@@ -143,6 +145,43 @@ RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uin
     t.batch = setting.batch, t.steps = setting.steps, t.warmup = kInductionWarmup;
     t.lr = kInductionLr, t.min_lr = kInductionLr, t.adamw.weight_decay = 0, t.seed = seed;
     return spec;
+}
+
+std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSettings& s, int& step) {
+    Checkpoint c;
+    std::string err = load_checkpoint(bytes.data(), bytes.size(), c);
+    if (!err.empty()) return err;
+    RunSettings r = s;
+    r.d_model = c.config.d_model, r.n_heads = c.config.n_heads, r.n_kv_heads = c.config.n_kv_heads;
+    r.n_layers = c.config.n_layers, r.context = c.config.max_seq_len, r.mlp = c.config.mlp;
+    r.variant = variant_name(c.config.variant);
+    r.task = task_name(Task::text);
+    if (!c.task.empty()) {
+        json::Value v;
+        const json::Value* name = json::parse(c.task, v).empty() ? v.find("name") : nullptr;
+        Task task = Task::text;
+        if (!name || !name->is(json::Kind::string) || !parse_task(name->s, task))
+            return "the checkpoint names a task this lab does not know.";
+        r.task = name->s;
+        auto whole = [&](const char* key, double& out) {
+            const json::Value* x = v.find(key);
+            if (!x || !x->is(json::Kind::integer)) return false;
+            out = static_cast<double>(x->i);
+            return true;
+        };
+        if (task == Task::offsets) {
+            const json::Value* list = v.find("offsets");
+            if (!whole("symbols", r.symbols) || !list || !list->is(json::Kind::string))
+                return "the checkpoint's offsets task has no symbols or offsets.";
+            r.offsets = list->s;
+        } else if (task == Task::induction) {
+            if (!whole("vocab", r.vocab) || !whole("seg_min", r.seg_min) || !whole("seg_max", r.seg_max))
+                return "the checkpoint's induction task has no vocabulary or segment lengths.";
+        }
+    }
+    step = c.has_optimizer ? c.optimizer.step : 0;
+    s = r;
+    return "";
 }
 
 RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed) {

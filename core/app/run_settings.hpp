@@ -89,4 +89,11 @@ constexpr OffsetsSetting kOffsetsSetting = {"1,3,5,7", 3, 1, 32, 32, 3000, 100, 
 // RunSettings of the shipped offsets setting with D = d_model, H = heads, the seed; the rest at their defaults
 RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed);
 
+// What a checkpoint file is a model of, so that a panel that opens it sets up a run of its own task: "" and s with
+// the model's sizes (d_model, n_heads, n_kv_heads, n_layers, context, mlp, variant) and its task (task, symbols,
+// offsets, vocab, seg_min, seg_max; the schedule fields left as they were) and step the steps it has trained (0 for
+// weights alone), or the file's sentence. A file whose metadata does not name its task (written before it was
+// recorded, or elsewhere) is a model of the text.
+std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSettings& s, int& step);
+
 }  // namespace mha

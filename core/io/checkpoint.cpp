@@ -51,11 +51,12 @@ std::string config_from_json(const std::string& text, ModelConfig& c) {
 }
 
 std::vector<std::uint8_t> save_checkpoint(const ModelConfig& config, const float* params, const std::string& vocab,
-                                          const CheckpointOptimizer* optimizer) {
+                                          const CheckpointOptimizer* optimizer, const std::string& task) {
     const std::vector<TensorSpec> specs = parameter_table(config);
     std::vector<std::pair<std::string, std::string>> meta = {{"format", kCheckpointFormat},
                                                              {"config", config_to_json(config)}};
     if (!vocab.empty()) meta.emplace_back("vocab", vocab);
+    if (!task.empty()) meta.emplace_back("task", task);
     if (optimizer)
         meta.emplace_back("train", "{\"step\":" + std::to_string(optimizer->step) + ",\"data_rng_state\":\"" +
                                        std::to_string(optimizer->data_rng_state) + "\"}");
@@ -90,6 +91,7 @@ std::string load_checkpoint(const std::uint8_t* data, std::size_t size, Checkpoi
     if (!err.empty()) return err;
     c.vocab = f.meta("vocab");
     if (!c.vocab.empty() && !json::valid_utf8(c.vocab)) return "the checkpoint's vocabulary is not valid UTF-8";
+    c.task = f.meta("task");
 
     const std::vector<TensorSpec> specs = parameter_table(c.config);
     const std::size_t n = specs.back().offset + specs.back().size;

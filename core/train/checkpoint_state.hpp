@@ -20,6 +20,8 @@ struct Checkpoint {
     ModelConfig config;
     std::vector<float> params;         // (num_params), flat, in parameter_table(config) order
     std::string vocab;                 // tokenizer symbols, "" if none
+    std::string task;                  // JSON of the task the model was trained on (app/run.hpp task_json), "" if
+                                       // the file does not say (the text's, or written elsewhere)
     bool has_optimizer = false;
     CheckpointOptimizer optimizer;
 };
