@@ -125,6 +125,20 @@ val constants() {
     return r;
 }
 
+// what a checkpoint file is a model of: { ok, settings (the page's settings with the file's model and task), step }
+// or { ok: false, error }
+val checkpoint_settings(const val& file, const val& settings) {
+    return guarded([&] {
+        mha::RunSettings s = run_settings(settings);
+        int step = 0;
+        return unless_error(mha::settings_of_checkpoint(bytes(file), s, step), [&] {
+            val r = ok();
+            r.set("settings", to_js(s)), r.set("step", step);
+            return r;
+        });
+    });
+}
+
 // the core's verdict on a run's settings, before there is a text: { ok } or { ok: false, error }
 val check_run(const val& settings) {
     return guarded([&] {
@@ -316,6 +330,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_workedExample", &worked_example);
     emscripten::function("_constants", &constants);
     emscripten::function("_checkRun", &check_run);
+    emscripten::function("_checkpointSettings", &checkpoint_settings);
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
     emscripten::function("_compareVariants", &compare_variants);
     emscripten::function("_reachOverSeeds", &reach_over_seeds);

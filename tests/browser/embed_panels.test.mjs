@@ -40,8 +40,30 @@ async function makeModel() {
   }
 }
 
+// a model of the offsets task as the heads panel would have saved it: one attention-only layer, H = 4, 5 steps,
+// with its AdamW state (its metadata names the task)
+let offsetsModel;
+async function makeOffsetsModel() {
+  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
+  const mod = await createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
+  const run = new mod.Run();
+  try {
+    const o = mod._constants().offsetsSetting;
+    const facts = run._init({ ...mod._constants().defaults, task: 'offsets', offsets: o.offsets, symbols: o.symbols,
+      nLayers: o.nLayers, mlp: o.mlp, context: o.context, batch: 4, steps: 5, warmup: 0, nHeads: 4 }, '', null);
+    assert.equal(facts.ok, true, facts.error);
+    assert.equal(run._train(5).ok, true);
+    const snap = run._snapshot(true);
+    assert.equal(snap.ok, true);
+    return Buffer.from(snap.bytes);
+  } finally {
+    run.delete();
+  }
+}
+
 before(async () => {
   model = await makeModel();
+  offsetsModel = await makeOffsetsModel();
 });
 
 // opens the frame; checks that exactly the named panels are shown
@@ -228,6 +250,36 @@ test('look inside, embedded alone: it says how to get a model, loads one in plac
     await frame.locator('#i-scores tbody tr').nth(7).waitFor();
     await pointsOnlyAtItself(frame, ['inside']);
     await shoot(p, 'inside');
+  } finally {
+    await p.close();
+  }
+});
+
+test('look inside, embedded alone: a model of the offsets task opens as one, on its own probe sequence', async () => {
+  const { p, frame } = await openPanels('?embed=1&panel=inside', ['inside']);
+  try {
+    await frame.locator('#i-upload').setInputFiles({ name: 'offsets.safetensors', mimeType: 'application/octet-stream', buffer: offsetsModel });
+    await frame.locator('#i-body:not([hidden])').waitFor();
+    await frame.locator('#i-grid canvas').nth(3).waitFor();
+    assert.equal(await frame.locator('#i-grid canvas').count(), 4);  // one layer × 4 heads
+    assert.equal(await frame.locator('#i-upload-error').isHidden(), true);
+    // no sentence to type: the box is off, and says why
+    assert.equal(await frame.locator('#i-text').isDisabled(), true);
+    assert.match(await frame.locator('#i-text-info').textContent(), /^does not apply: this model reads task tokens, not text/);
+  } finally {
+    await p.close();
+  }
+});
+
+test('the heads panel, embedded alone: a model of the offsets task loads as a run of that task, at its step', async () => {
+  const { p, frame } = await openPanels('?embed=1&panel=heads', ['heads']);
+  try {
+    await frame.locator('#c-upload').setInputFiles({ name: 'offsets.safetensors', mimeType: 'application/octet-stream', buffer: offsetsModel });
+    const facts = frame.locator('#c-runs .run-card .run-facts', { hasText: 'Loaded at step' });
+    await facts.waitFor();
+    assert.equal(await facts.textContent(),
+      'Loaded at step 5: train it further on its own task (the tokens 1,3,5,7 back over 3 symbols).');
+    assert.equal(await frame.locator('#c-error').isHidden(), true);
   } finally {
     await p.close();
   }

@@ -216,6 +216,20 @@ export function constants() {
 let cachedConstants = null;
 
 /**
+ * What a .safetensors file is a model of: settings with the file's model (D, H, layers, T, MLP, variant) and the task
+ * it was trained on (its metadata says: the text, offsets or induction) in place of those given, and the steps it
+ * has trained (0 for weights alone). The file is read and checked whole (core/app/run_settings.hpp).
+ * @param {Uint8Array} file
+ * @param {Partial<RunSettings>} settings the panel's settings, whose schedule is kept
+ * @returns {{ok: true, settings: RunSettings, step: number} | {ok: false, error: string}}
+ */
+export function checkpointSettings(file, settings) {
+  const err = notLoaded() ?? (file instanceof Uint8Array ? null : 'The file must be bytes.');
+  if (err) return fail(err);
+  return mod._checkpointSettings(file, settings);
+}
+
+/**
  * The core's verdict on a run's settings without building the run (no text, no checkpoint): whole numbers,
  * ranges, D divisible by H (naming the nearest H that is), a segment that fits the context, …. Check a form with
  * it before starting workers.

@@ -5,7 +5,7 @@
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
 // (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
-import { checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds } from '../engine.js';
+import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
@@ -281,9 +281,15 @@ export function setupHeads(app) {
       return report(`${file.name} is ${mib(file.size).toFixed(0)} MiB; a model this lab can load is at most ${mib(limit)} MiB.`);
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
+    // the file says what it is a model of: its sizes and its task (a model of the offsets or the induction task is
+    // set up as a run of that task, whichever task this panel shows), at least as many steps as it has trained
+    const model = checkpointSettings(bytes, settings);
+    if (!model.ok) return report(model.error);
+    const { task, symbols, offsets: list, vocab, segMin, segMax } = model.settings;
+    const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, steps: Math.max(settings.steps, model.step) };
     let text;
     try {
-      text = offsets() ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
+      text = task !== 'char' ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
     } catch (e) {
       return report(String(e.message ?? e));
     }
@@ -292,7 +298,7 @@ export function setupHeads(app) {
     if (before) app.keeper.forgetRun('heads', before);
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
     // the file brings its own model (its sizes replace the form's when it is set up: onEvent)
-    const run = new Run({ key: 'upload', label: `file ${name}`, settings, text, checkpoint: bytes, onEvent: keptEvent });
+    const run = new Run({ key: 'upload', label: `file ${name}`, settings: own, text, checkpoint: bytes, onEvent: keptEvent });
     app.runs.set('upload', run);
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
@@ -497,7 +503,9 @@ export function setupHeads(app) {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
       const look = app.shows('inside') ? 'look inside it in panel 6, or ' : '';  // panel 6 may not be in this frame
-      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: ${look}train it further on the chosen text.`), b);
+      const on = run.settings.task === 'char' ? 'the chosen text' : `its own task (${run.settings.task === 'offsets'
+        ? `the tokens ${run.settings.offsets} back over ${run.settings.symbols} symbols` : 'induction: repeated segments'})`;
+      out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: ${look}train it further on ${on}.`), b);
     }
     // done, but it learned nothing a context-free guess does not know: say so rather than a plain "done"
     const val = run.val.loss.at(-1), baseline = run.facts?.baselineLoss;
