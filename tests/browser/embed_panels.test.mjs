@@ -266,6 +266,8 @@ test('look inside, embedded alone: a model of the offsets task opens as one, on 
     // no sentence to type: the box is off, and says why
     assert.equal(await frame.locator('#i-text').isDisabled(), true);
     assert.match(await frame.locator('#i-text-info').textContent(), /^does not apply: this model reads task tokens, not text/);
+    await frame.locator('#i-scores tbody tr').nth(3).waitFor();
+    assert.match(await frame.locator('#i-scores-caption').textContent(), /measured on the model's probe sequence \(its task has no text\)/);
   } finally {
     await p.close();
   }

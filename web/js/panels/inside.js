@@ -214,7 +214,8 @@ export function setupInside(app) {
       }
     ui.scores.replaceChildren(
       el('p', { class: 'table-caption', id: 'i-scores-caption' }, 'Scores of every head. Previous-token, first-token and ' +
-        'entropy are measured on your sentence; the induction score on a fixed random sequence [unknown symbol, r, r] ' +
+        `entropy are measured on ${textRun ? 'your sentence' : 'the model\'s probe sequence (its task has no text)'}; ` +
+        'the induction score on a fixed random sequence [unknown symbol, r, r] ' +
         'whose second half repeats the first. Untick a head to switch it off (its output becomes zero) and see the ' +
         'validation loss change.'),
       el('table', { class: 'scores-table stack', 'aria-label': 'Scores of every head', 'aria-describedby': 'i-scores-caption' },
