@@ -2,7 +2,8 @@
 // thick lines with points, training loss of each step's batch as thin lines, a dashed unigram baseline. Runs
 // differ by colour AND dash pattern, and the legend names every series, so nothing rests on colour alone.
 import { el } from './dom.js';
-import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
+import { seriesStyle } from './series_style.js';
+import { threeDecimals, UPlotChart } from './uplot_chart.js';
 
 const SIZE = { height: 300, minWidth: 280 };  // px
 

@@ -5,7 +5,7 @@
 // evaluation on the same sequence, the run's first validation row, so the lines compare point for point.
 import { LinesView } from './lines_view.js';
 import { OffsetProfilesView } from './offset_profiles_view.js';
-import { distinctSeriesStyle } from './uplot_chart.js';
+import { headSeriesStyle } from './series_style.js';
 
 // the four charts: what each plots of head i of a trace, its axis, its name, its range, and which label threshold
 // applies
@@ -52,7 +52,7 @@ export class HeadTraceView {
       for (let l = 0; l < L; ++l)
         for (let h = 0; h < H; ++h) {
           const i = l * H + h;
-          lines.push({ label: `L${l} H${h}`, step: steps, value: traces.map((t) => m.value(t.trace, i)), look: distinctSeriesStyle(i) });
+          lines.push({ label: `L${l} H${h}`, step: steps, value: traces.map((t) => m.value(t.trace, i)), look: headSeriesStyle(l, h, H) });
         }
       this.charts[k].update({ lines, guides: m.guide ? [m.guide(this.thresholds)] : [] });
     });

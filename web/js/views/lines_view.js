@@ -1,7 +1,8 @@
 // Several measured quantities over training steps on one set of axes (uPlot): per-head scores, copy losses. Each
 // series has its own x values (the steps where it was measured); series differ by colour AND dash pattern, and the
 // legend names each, so nothing rests on colour alone. Optional horizontal guides (a threshold, a baseline).
-import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
+import { seriesStyle } from './series_style.js';
+import { threeDecimals, UPlotChart } from './uplot_chart.js';
 
 const SIZE = { height: 220, minWidth: 260 };  // px
 const GUIDE_COLOUR = '#777';

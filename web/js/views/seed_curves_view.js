@@ -4,7 +4,8 @@
 // AND dash pattern. The legend names one entry per setting (its value: the mean and the seeds' range at the cursor)
 // and the baseline; the band edges and training lines stay out of it (the caption explains them).
 import { el } from './dom.js';
-import { seriesStyle, threeDecimals, UPlotChart } from './uplot_chart.js';
+import { seriesStyle } from './series_style.js';
+import { threeDecimals, UPlotChart } from './uplot_chart.js';
 
 const SIZE = { height: 300, minWidth: 280 };  // px
 const AUX = 'aux-series';  // class of the series the legend leaves out (style.css)

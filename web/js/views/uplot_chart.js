@@ -1,26 +1,7 @@
-// What the uPlot charts (CurvesView, LinesView) share: one palette in which series differ by colour AND dash
-// pattern (Okabe & Ito colours), one value format, a width that follows the container, and a plot that is built
-// anew only when its series change (otherwise it just takes the new data).
+// What the uPlot charts (CurvesView, LinesView) share: the palette (series_style.js), one value format, a width that
+// follows the container, and a plot that is built anew only when its series change (otherwise it just takes the new
+// data).
 import uPlot from '../../vendor/uPlot.esm.js';
-
-const PALETTE = {
-  colours: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'],
-  dashes: [[], [10, 5], [3, 4], [14, 4, 3, 4], [6, 3], [2, 2], [12, 3]],
-};
-
-/** colour and dash of series k (they cycle together) */
-export function seriesStyle(k) {
-  return { stroke: PALETTE.colours[k % PALETTE.colours.length], dash: PALETTE.dashes[k % PALETTE.dashes.length] };
-}
-
-/**
- * colour and dash of series k when there may be more series than colours: the colour cycles first, the dash changes
- * with each round, so 49 series look different from one another
- */
-export function distinctSeriesStyle(k) {
-  const n = PALETTE.colours.length;
-  return { stroke: PALETTE.colours[k % n], dash: PALETTE.dashes[Math.floor(k / n) % PALETTE.dashes.length] };
-}
 
 /** uPlot's legend value: three decimals, '–' where a series has no point */
 export const threeDecimals = (u, v) => (v == null ? '–' : v.toFixed(3));
