@@ -541,6 +541,11 @@ TEST_CASE("a HeadEdit restores the model exactly, also after a tie", "[run][insp
     CHECK(s->evaluate() == base);
     HeadEdit nothing(m, {}, false);
     CHECK_FALSE(nothing.changes_model());
+    // a head that does not exist is a sentence that says which do; a sentinel index is not repeated
+    CHECK_THROWS_WITH(HeadEdit(m, {{5, 0}}, false), Catch::Contains(
+        "there is no head 0 in layer 5: this model has layers 0 to 1 with heads 0 to 3 in each."));
+    CHECK_THROWS_WITH(HeadEdit(m, {{-2147483647 - 1, 0}}, false), Catch::Contains(
+        "there is no such head: this model has layers 0 to 1 with heads 0 to 3 in each."));
 }
 
 // ---------------------------------------------------------------- a checkpoint names its task

@@ -1,6 +1,7 @@
 #include "probes.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "error.hpp"
 #include "induction_task.hpp"
@@ -77,9 +78,15 @@ AttentionMaps induction_probe_maps(Gpt<float>& model, int seg_len) {
 HeadEdit::HeadEdit(Gpt<float>& model, const std::vector<std::pair<int, int>>& ablate, bool tie, int tie_source)
     : model_(model) {
     const ModelConfig& c = model.config();
-    for (const auto& [l, h] : ablate)
-        if (l < 0 || l >= c.n_layers || h < 0 || h >= c.n_heads)
-            throw Error("there is no head " + std::to_string(h) + " in layer " + std::to_string(l) + ".");
+    const std::string has = "this model has layers 0 to " + std::to_string(c.n_layers - 1) + " with heads 0 to " +
+                            std::to_string(c.n_heads - 1) + " in each.";
+    for (const auto& [l, h] : ablate) {
+        if (l >= 0 && l < c.n_layers && h >= 0 && h < c.n_heads) continue;
+        // an index that came from outside as no whole number at all arrives as a sentinel: not worth repeating
+        const bool plausible = std::abs(l) < 100000 && std::abs(h) < 100000;
+        throw Error((plausible ? "there is no head " + std::to_string(h) + " in layer " + std::to_string(l) + ": "
+                               : std::string("there is no such head: ")) + has);
+    }
     if (tie && (tie_source < 0 || tie_source >= c.n_heads)) throw Error("there is no head " + std::to_string(tie_source) + ".");
     if (tie) {
         saved_params_.assign(model.params(), model.params() + model.num_params());

@@ -162,7 +162,7 @@ test('induction heads: "switch layer 0 off" shows the core\'s measurement withou
   assert.match(await p.locator('#n-layer0-result .table-caption').textContent(), /at step 80, .* 4 layer-0 heads switched off/);
   // a head that does not exist: a sentence, and the run is unchanged
   const wrong = await p.evaluate(() => mhaDebug.inductionRuns()[0].measureInductionWithout([[5, 0]]));
-  assert.deepEqual(wrong, { ok: false, error: 'there is no head 0 in layer 5.' });
+  assert.deepEqual(wrong, { ok: false, error: 'there is no head 0 in layer 5: this model has layers 0 to 1 with heads 0 to 3 in each.' });
   // back on: the table goes
   await button.click();
   assert.equal(await button.getAttribute('aria-pressed'), 'false');
