@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,11 +50,30 @@ val unless_error(const std::string& err, F&& then) {
     return err.empty() ? then() : error_value(err);
 }
 
-// runs body(), turning any C++ exception into { ok: false, error }
+// Once an allocation has failed, this module is not to be trusted: a buffer may be half resized under a view laid
+// over it before, and a later call would read or write out of bounds. Every call after that answers this sentence,
+// with outOfMemory: true, so that the page replaces the worker (runs.js) instead of using it again.
+inline bool& out_of_memory() {
+    static bool failed = false;
+    return failed;
+}
+inline val out_of_memory_value() {
+    val r = error_value("This run needs more memory than a browser tab's WebAssembly module can have: choose a "
+                        "smaller model, batch or context.");
+    r.set("outOfMemory", true);
+    return r;
+}
+
+// runs body(), turning any C++ exception into { ok: false, error } (an allocation failure into the sentence above,
+// for this call and every later one)
 template <class F>
 val guarded(F&& body) {
+    if (out_of_memory()) return out_of_memory_value();
     try {
         return body();
+    } catch (const std::bad_alloc&) {
+        out_of_memory() = true;
+        return out_of_memory_value();
     } catch (const std::exception& e) {
         return error_value(e.what());
     } catch (...) {

@@ -58,9 +58,10 @@
  *   every task, at every measurement (set-up, every evalEvery steps, the end): the core's head trace on the run's
  *   first validation sequence ({L, H, T, K, ids (T), tokens (T), previous, first, entropy, maxEntropy, distance
  *   (L*H), profile (L*H, K)}), the same sequence every time
- * @typedef {{type: 'failed', error: string}} FailedMessage
+ * @typedef {{type: 'failed', error: string, outOfMemory?: boolean}} FailedMessage
  *   something the worker was doing failed (a chunk of training, a measurement, a bug caught at the top); the
- *   sentence says what. A failed chunk pauses the run.
+ *   sentence says what. A failed chunk pauses the run; outOfMemory: the module ran out of memory and answers nothing
+ *   else from now on, so the run fails and its worker is ended (web/marshal.hpp, out_of_memory).
  */
 
 // ---------------------------------------------------------------- the list: type -> required fields
@@ -87,7 +88,7 @@ const FROM_WORKER_FIELDS = {
   swap: ['step', 'own', 'swapped'],
   induction: ['step', 'measurement', 'probe'],
   trace: ['step', 'trace'],
-  failed: ['error'],
+  failed: ['error', 'outOfMemory?'],
 };
 
 const names = (fields) => Object.freeze(Object.fromEntries(Object.keys(fields).map((k) => [k, k])));

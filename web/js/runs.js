@@ -359,6 +359,8 @@ export class Run {
         this.traces = thinSnapshots([...this.traces, { step: msg.step, trace: msg.trace }], SETTINGS.maxTraces);
         return this.#emit(RUN_EVENT.trace);
       case FROM_WORKER.failed:
+        // a module out of memory is not used again: the run fails and its worker ends (a new run gets a new one)
+        if (msg.outOfMemory) return this.#fail(msg.error);
         this.error = msg.error;
         return this.#emit(RUN_EVENT.failed, { error: msg.error });
     }

@@ -112,7 +112,7 @@ function loop() {
   const dt = (performance.now() - t0) / 1000;
   if (!r.ok) {
     status = 'paused';
-    post(FROM_WORKER.failed, { error: r.error });
+    post(FROM_WORKER.failed, { error: r.error, outOfMemory: r.outOfMemory === true });
     return;
   }
   seconds += dt;
