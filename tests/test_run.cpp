@@ -548,6 +548,43 @@ TEST_CASE("a HeadEdit restores the model exactly, also after a tie", "[run][insp
         "there is no such head: this model has layers 0 to 1 with heads 0 to 3 in each."));
 }
 
+// ---------------------------------------------------------------- memory is part of the set-up
+TEST_CASE("a run that would not fit a tab's memory is refused, naming the largest batch or context that does",
+          "[run][memory]") {
+    // the page's largest heads settings: H = 64, D = 256, L = 4, T = 128, B = 64 (1.9 GB ran out in a worker)
+    RunSettings s;
+    s.d_model = 256, s.n_heads = 64, s.n_layers = 4, s.context = 128, s.batch = 64, s.steps = 1, s.warmup = 0;
+    RunSpec spec;
+    REQUIRE(to_run_spec(s, spec).empty());
+    const std::string refused = validate_setup(spec);
+    CHECK(refused.rfind("This run needs about ", 0) == 0);
+    CHECK(refused.find(" GB of memory, more than the 1.00 GB a run may use in a browser tab: at these sizes the largest "
+                       "batch that fits is B = 15.") != std::string::npos);
+    spec.train.batch = 15;
+    CHECK(validate_setup(spec).empty());
+    CHECK(run_memory_bytes(spec.model, 15) <= kRunMemoryLimit);
+    CHECK(run_memory_bytes(spec.model, 16) > kRunMemoryLimit);
+    // the estimate is the model's own count: 4 copies of the parameters and 2 of the activations, as floats
+    ModelConfig m = spec.model;
+    m.vocab_size = 256;
+    const std::vector<TensorSpec> table = parameter_table(m);
+    const std::size_t P = table.back().offset + table.back().size;
+    CHECK(run_memory_bytes(m, 15) == 4 * (4 * P + 2 * activation_elements(m, 15, 128)) + (std::size_t(64) << 20));
+    // mha-train's case: too big at any batch, and at any context: a smaller model
+    s.d_model = 1024, s.n_layers = 16, s.context = 1024, s.batch = 512;
+    REQUIRE(to_run_spec(s, spec).empty());
+    CHECK(validate_setup(spec).find(": choose a smaller model (D or the number of layers).") != std::string::npos);
+    // one sequence too long: the longest context that fits at batch 1
+    s.d_model = 256, s.n_layers = 4, s.context = 1024, s.batch = 1;
+    REQUIRE(to_run_spec(s, spec).empty());
+    CHECK(validate_setup(spec).find(": even one sequence does not fit; at batch 1 the longest context that fits is T = ") !=
+          std::string::npos);
+    // the defaults are far inside
+    RunSpec def;
+    REQUIRE(to_run_spec(RunSettings{}, def).empty());
+    CHECK(validate_setup(def).empty());
+}
+
 // ---------------------------------------------------------------- a checkpoint names its task
 TEST_CASE("a checkpoint names its task: a panel that opens it sets up a run of that task", "[run][checkpoint]") {
     // three runs of three tasks, 3 steps each, saved with their AdamW state

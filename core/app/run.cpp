@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "checkpoint.hpp"
 #include "error.hpp"
@@ -65,6 +66,41 @@ std::string validate(const RunSpec& spec) {
     return spec.checkpoint.empty() ? validate_setup(spec) : eval_batches_error(spec.eval_batches);
 }
 
+std::size_t run_memory_bytes(const ModelConfig& m, int batch) {
+    const std::vector<TensorSpec> table = parameter_table(m);
+    const std::size_t P = table.back().offset + table.back().size;
+    const std::size_t A = activation_elements(m, batch, m.max_seq_len);
+    constexpr std::size_t kRest = std::size_t(64) << 20;  // the text and its token ids, the module, the heap's slack
+    return sizeof(float) * (4 * P + 2 * A) + kRest;
+}
+
+namespace {
+
+// "" when a run of m at batch B fits kRunMemoryLimit, else the sentence with the largest batch (or context) that does
+std::string memory_error(ModelConfig m, int batch) {
+    if (m.vocab_size < 256) m.vocab_size = 256;  // a text's vocabulary is known only once tokenized: a generous one
+    const std::size_t need = run_memory_bytes(m, batch);
+    if (need <= kRunMemoryLimit) return "";
+    auto gb = [](std::size_t bytes) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1073741824.0);  // GiB, as a browser's memory is counted
+        return std::string(buf);
+    };
+    const std::string head = "This run needs about " + gb(need) + " of memory, more than the " + gb(kRunMemoryLimit) +
+                             " a run may use in a browser tab";
+    int B = batch - 1;
+    while (B >= 1 && run_memory_bytes(m, B) > kRunMemoryLimit) --B;
+    if (B >= 1) return head + ": at these sizes the largest batch that fits is B = " + std::to_string(B) + ".";
+    ModelConfig shorter = m;
+    while (shorter.max_seq_len > 1 && run_memory_bytes(shorter, 1) > kRunMemoryLimit) --shorter.max_seq_len;
+    if (run_memory_bytes(shorter, 1) <= kRunMemoryLimit && shorter.max_seq_len >= 2)
+        return head + ": even one sequence does not fit; at batch 1 the longest context that fits is T = " +
+               std::to_string(shorter.max_seq_len) + ".";
+    return head + ": choose a smaller model (D or the number of layers).";
+}
+
+}  // namespace
+
 std::string validate_setup(const RunSpec& spec) {
     if (std::string err = eval_batches_error(spec.eval_batches); !err.empty()) return err;
     ModelConfig m = spec.model;
@@ -78,6 +114,7 @@ std::string validate_setup(const RunSpec& spec) {
     TrainConfig t = spec.train;
     std::string err = config_error(m, t);
     if (err.empty() && spec.task != Task::text) err = task_error(spec, m.max_seq_len);
+    if (err.empty()) err = memory_error(m, t.batch);
     return err;
 }
 

@@ -201,9 +201,9 @@ typename Gpt<S>::Params Gpt<S>::param_views(S* base) const {
 }
 
 template <class S>
-std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
-    const std::size_t BT = std::size_t(B) * T, D = cfg_.d_model, V = cfg_.vocab_size, H = cfg_.n_heads;
-    const std::size_t Dkv = std::size_t(cfg_.kv_heads()) * cfg_.head_dim(), F = 4 * D;
+std::size_t Gpt<S>::act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& a) {
+    const std::size_t BT = std::size_t(B) * T, D = cfg.d_model, V = cfg.vocab_size, H = cfg.n_heads;
+    const std::size_t Dkv = std::size_t(cfg.kv_heads()) * cfg.head_dim(), F = 4 * D;
     std::size_t used = 0;
     // base may be null: then this only counts
     auto take = [&](std::size_t n) {
@@ -212,15 +212,15 @@ std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
         return p;
     };
     a.encoded = take(BT * D);
-    a.blocks.assign(cfg_.n_layers, BlockActs{});
+    a.blocks.assign(cfg.n_layers, BlockActs{});
     for (auto& b : a.blocks) {
         b.ln1 = take(BT * D), b.ln1_mean = take(BT), b.ln1_rstd = take(BT);
         b.q = take(BT * D), b.k = take(BT * Dkv), b.v = take(BT * Dkv);
         b.qh = take(BT * D), b.kh = take(BT * Dkv), b.vh = take(BT * Dkv);
         b.att = take(std::size_t(B) * H * T * T);
         b.yh = take(BT * D), b.atty = take(BT * D), b.attproj = take(BT * D), b.res1 = take(BT * D);
-        if (cfg_.traits().split_input) b.xh = take(BT * D);
-        if (cfg_.mlp) {
+        if (cfg.traits().split_input) b.xh = take(BT * D);
+        if (cfg.mlp) {
             b.ln2 = take(BT * D), b.ln2_mean = take(BT), b.ln2_rstd = take(BT);
             b.fch = take(BT * F), b.fch_gelu = take(BT * F), b.fcproj = take(BT * D), b.res2 = take(BT * D);
             b.gelu_grad = take(BT * F);
@@ -229,6 +229,11 @@ std::size_t Gpt<S>::act_views(S* base, int B, int T, Acts& a) const {
     a.lnf = take(BT * D), a.lnf_mean = take(BT), a.lnf_rstd = take(BT);
     a.logits = take(BT * V), a.probs = take(BT * V), a.losses = take(BT);
     return used;
+}
+
+std::size_t activation_elements(const ModelConfig& c, int B, int T) {
+    Gpt<float>::Acts counted;
+    return Gpt<float>::act_views(c, nullptr, B, T, counted);
 }
 
 template <class S>
@@ -379,7 +384,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     }
     // (re)lay out the activations; allocate only when this batch needs more room than any before
     Acts counted;
-    const std::size_t need = act_views(nullptr, B, T, counted);
+    const std::size_t need = act_views(cfg_, nullptr, B, T, counted);
     if (need > act_buf_.size()) {
         act_buf_.assign(need, S(0));
         dact_buf_.assign(need, S(0));
@@ -387,8 +392,8 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
         targets_.resize(BT);
     }
     if (B != B_ || T != T_) {
-        act_views(act_buf_.data(), B, T, acts_);
-        act_views(dact_buf_.data(), B, T, dacts_);
+        act_views(cfg_, act_buf_.data(), B, T, acts_);
+        act_views(cfg_, dact_buf_.data(), B, T, dacts_);
         // the residual stream's gradient is one buffer (see backward); the slots act_views gave these stay unused
         for (BlockActs& db : dacts_.blocks) {
             db.attproj = db.res1 = dacts_.encoded;

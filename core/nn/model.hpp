@@ -36,6 +36,10 @@ struct TensorSpec {
 // the parameter table of a config, in the order of the flat buffer
 std::vector<TensorSpec> parameter_table(const ModelConfig& c);
 
+// the elements of one activation buffer (Gpt keeps two: the activations and their gradients) for a (B,T) batch of a
+// model of config c: what a forward pass at that batch allocates
+std::size_t activation_elements(const ModelConfig& c, int B, int T);
+
 template <class S>
 class Gpt {
 public:
@@ -117,8 +121,10 @@ private:
     void project_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B, int T);
     void combine_heads_forward(const BlockParams& w, BlockActs& b, int B, int T);
     void combine_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B, int T);
-    // lays the activations of a (B,T) batch out in base; returns the number of elements used
-    std::size_t act_views(S* base, int B, int T, Acts& out) const;
+    // lays the activations of a (B,T) batch of a model of config cfg out in base (null: only counts); returns the
+    // number of elements used
+    static std::size_t act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& out);
+    friend std::size_t activation_elements(const ModelConfig& c, int B, int T);
 
     ModelConfig cfg_;
     std::vector<TensorSpec> specs_;
