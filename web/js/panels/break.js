@@ -13,6 +13,7 @@ import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
+import { measuredSpeed, runsEstimate } from './heads_budget.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 import { outcomeWords, pairedCell, signed } from '../views/seed_words.js';
 
@@ -25,11 +26,6 @@ const SETTINGS = {
   chartHeight: 220,        // px: one small chart per variant
   leaksListed: 200,        // leaking pairs written out on demand (the rest are counted)
   swapSmall: 0.03,         // nats: the canonical weights read in the swapped order, closer than this counts as small
-  // ms of one core per training step of one run at the default model and B = 16 in headless Chromium, for the time
-  // estimate, scaled by B / 16: the default comparison, 12 runs × 200 steps, took 86 s on 2 cores (docs/experiments.md,
-  // "Break it"), 72 ms per step with the evaluations and the checks
-  coreMsPerStep: 72,
-  estimateBatch: 16,
 };
 
 // The budgets the lesson's predictions were measured at natively, over 6 paired seeds the tests never use (101..106)
@@ -115,15 +111,15 @@ const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`);
 
 /**
- * The expected number of runs and wall time of a comparison: every run's steps at SETTINGS.coreMsPerStep (scaled by
- * the batch) on one core, slots runs at a time.
+ * The expected number of runs and wall time of a comparison, at this browser's speed (heads_budget.js: the median
+ * over its finished runs of the same model, Break it's and the heads panel's, else the speed measured on an idle
+ * machine).
  * @param {{variants: number, seeds: number, steps: number, batch: number, slots: number}} p variants besides canonical
- * @returns {{runs: number, seconds: number}}
+ * @param {{speed: number, sameSizes: boolean}} measured measuredSpeed()
+ * @returns {{runs: number, seconds: number, speed: number, source: string}}
  */
-export function breakPlan({ variants, seeds, steps, batch, slots }) {
-  const runs = (variants + 1) * seeds;
-  const ms = (SETTINGS.coreMsPerStep * batch) / SETTINGS.estimateBatch;
-  return { runs, seconds: (runs * steps * ms) / 1000 / Math.max(1, Math.min(slots, runs)) };
+export function breakPlan({ variants, seeds, steps, batch, slots }, measured) {
+  return runsEstimate({ runs: (variants + 1) * seeds, steps, batch, context: constants().defaults.context }, measured, slots);
 }
 
 /**
@@ -203,18 +199,21 @@ export function setupBreak(app) {
   function describePlan() {
     const s = app.state;
     const G = s.variants.length;
+    // this browser's speed on the break panel's model (the core's default sizes), from its runs and the heads panel's
+    const d = constants().defaults;
+    const measured = measuredSpeed([...runs.values(), ...app.runs.values()],
+      { cD: d.dModel, layers: d.nLayers, context: d.context, batch: s.bbatch });
     for (const b of budgets) {
       b.radio.checked = s.bsteps === b.steps;
-      b.text.textContent = `(about ${duration(breakPlan({ variants: G, seeds: s.bseeds, steps: b.steps, batch: s.bbatch, slots }).seconds)} here)`;
+      b.text.textContent = `(about ${duration(breakPlan({ variants: G, seeds: s.bseeds, steps: b.steps, batch: s.bbatch, slots }, measured).seconds)} here)`;
     }
     if (![s.bseeds, s.bsteps, s.bbatch].every(Number.isInteger)) return;
-    const p = breakPlan({ variants: G, seeds: s.bseeds, steps: s.bsteps, batch: s.bbatch, slots });
+    const p = breakPlan({ variants: G, seeds: s.bseeds, steps: s.bsteps, batch: s.bbatch, slots }, measured);
     ui.plan.textContent = `Canonical and every variant train with seeds ${s.bseed} to ${s.bseed + s.bseeds - 1} ` +
       `(paired: seed s is the same initialisation and batch order for all of them): ${G + 1} settings × ` +
       `${plural(s.bseeds, 'seed')} = ${plural(p.runs, 'run')} of ${count(s.bsteps)} steps, ${Math.min(slots, p.runs)} at a time ` +
-      `(one per core here): about ${duration(p.seconds)}, estimated from ${SETTINGS.coreMsPerStep} ms per step at batch ` +
-      `${SETTINGS.estimateBatch} on one core, measured in headless Chromium. With one seed the page can compare numbers but ` +
-      'not tell an effect from noise.';
+      `(one per core here): about ${duration(p.seconds)} (${count(Math.round(p.speed))} tokens/s per worker, ${p.source}). ` +
+      'With one seed the page can compare numbers but not tell an effect from noise.';
   }
 
   function runSettings() {
@@ -310,6 +309,7 @@ export function setupBreak(app) {
   function draw() {
     const all = [...runs.values()];
     const queued = plan.filter((p) => !p.run && !p.cancelled).length;
+    describePlan();  // the estimate follows this browser's speed as runs finish
     const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
     drawCharts(baseline);
     // the one status sentence and the buttons, from the run-state machine (run_state.js)

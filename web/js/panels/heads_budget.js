@@ -1,8 +1,10 @@
 // The heads panel's budgets: the core's default (a short look) and a longer preset at which the character model's
 // samples start to read as words, each with how long the comparison will take here, and a question before anything
-// longer than ASK_ABOVE_SECONDS. The time comes from this browser's own speed: the training tokens per second of the
-// panel's latest run (measured in its worker), times the runs and the rounds of workers they need. Before any run has
-// trained it comes from a speed measured in headless Chromium on a 2-core machine, and the line says which.
+// longer than ASK_ABOVE_SECONDS. The time comes from this browser's own speed: the median over its finished runs of
+// the same sizes of the tokens each trained per second of its wall time (start-up, evaluations and the other
+// workers' share of the machine included), times the runs and the rounds of workers they need. Before any run has
+// finished it comes from the same figure measured on an idle machine, and the line says which. Break it estimates
+// with the same functions.
 import { prop } from '../state.js';
 import { count } from '../views/dom.js';
 
@@ -11,10 +13,16 @@ import { count } from '../views/dom.js';
 export const LONGER_STEPS = 2000;
 
 const SETTINGS = {
-  minSteps: 10,  // a run's speed counts once it has trained this many steps (the first include worker start-up)
-  // before any run here: 72 ms per step at B = 16, T = 64 on one core of a 2-core machine in headless Chromium, the
-  // break panel's default comparison of the same model (docs/experiments.md, "Break it"): 1,024 tokens / 0.072 s
-  fallbackTokensPerSecond: 14200,
+  minSteps: 10,  // a run's speed counts once it has trained this many steps
+  // before any run here: the default heads comparison in headless Chromium on an idle 2-core AMD EPYC VM, 36 runs of
+  // 300 steps × 16 × 64 tokens in 205.8 s from the click to the verdict, two at a time: 26,900 tokens/s per worker
+  // of wall time (node scripts/bench_page.mjs, 2026-11-26; docs/teaching.md, exercise 3)
+  fallbackTokensPerSecond: 26900,
+};
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 /** page: a comparison expected to take longer than this many seconds asks before it starts */
@@ -24,18 +32,42 @@ export const ASK_ABOVE_SECONDS = 120;
 export const duration = (s) => (s < 90 ? `${Math.max(1, Math.round(s))} s` : `${(s / 60).toFixed(s < 600 ? 1 : 0)} min`);
 
 /**
- * The per-worker speed of this browser: tokens per second of the most recent run that has trained a few steps,
- * preferring one of the same sizes (D, layers, T, B: the cost of a token depends on them).
+ * The per-worker speed of this browser: the median over its finished runs (trained here, not restored) of the
+ * tokens each trained per second of its wall time, over those of the same sizes (D, layers, T, B: the cost of a
+ * token depends on them) when there are any.
  * @param {Iterable<import('../runs.js').Run>} runs
- * @param {{cD: number, layers: number, context: number, batch: number}} s the panel's settings
- * @returns {{speed: number, sameSizes: boolean}} speed 0 when no run has trained long enough to tell
+ * @param {{cD: number, layers: number, context: number, batch: number}} s the settings the estimate is for
+ * @returns {{speed: number, sameSizes: boolean}} speed 0 when no run has finished to tell
  */
 export function measuredSpeed(runs, s) {
-  const timed = [...runs].filter((r) => r.trained >= SETTINGS.minSteps && r.seconds > 0);
+  const timed = [...runs].filter((r) => r.status === 'done' && !r.restoredAt && r.trained >= SETTINGS.minSteps
+    && r.wallSeconds > 0);
   const same = timed.filter((r) => r.settings.dModel === s.cD && r.settings.nLayers === s.layers
     && r.settings.context === s.context && r.settings.batch === s.batch);
-  const r = same.at(-1) ?? timed.at(-1);
-  return { speed: r ? r.tokensPerSecond() : 0, sameSizes: same.length > 0 };
+  const pick = same.length ? same : timed;
+  const speeds = pick.map((r) => (r.trained * r.settings.batch * r.settings.context) / r.wallSeconds);
+  return { speed: speeds.length ? median(speeds) : 0, sameSizes: same.length > 0 };
+}
+
+/** the speed before any run here, and where it was measured (a panel whose model costs differently gives its own) */
+export const FALLBACK_SPEED = Object.freeze({ speed: SETTINGS.fallbackTokensPerSecond,
+  source: 'measured on an idle 2-core machine in headless Chromium' });
+
+/**
+ * Seconds for `runs` runs of `steps` steps of B × T tokens, `slots` at a time, at this speed (or the fallback).
+ * @param {{runs: number, steps: number, batch: number, context: number}} p
+ * @param {{speed: number, sameSizes: boolean}} measured measuredSpeed()
+ * @param {number} slots
+ * @param {{speed: number, source: string}} [fallback]
+ * @returns {{runs: number, seconds: number, speed: number, source: string}}
+ */
+export function runsEstimate({ runs, steps, batch, context }, { speed, sameSizes }, slots, fallback = FALLBACK_SPEED) {
+  const rounds = Math.ceil(runs / Math.max(1, slots));
+  const known = speed > 0;
+  const perWorker = known ? speed : fallback.speed;
+  const source = !known ? `${fallback.source}; this browser's own speed replaces it after a first run`
+    : sameSizes ? "this browser's median over its finished runs" : "this browser's median over its finished runs, of other sizes: a rough guide";
+  return { runs, seconds: (rounds * steps * batch * context) / perWorker, speed: perWorker, source };
 }
 
 /**
@@ -43,22 +75,18 @@ export function measuredSpeed(runs, s) {
  * @param {{steps: number, batch: number, context: number, heads: number[], seeds: number}} s the panel's settings
  * @param {{speed: number, sameSizes: boolean}} measured tokens/s of one worker (measuredSpeed), 0 when unknown
  * @param {number} slots workers at once (one per core)
- * @param {number} [fallback] tokens/s of one worker before any run here: the heads panel's model, unless another
- *   panel's model states its own (measured in headless Chromium on a 2-core machine too)
+ * @param {{speed: number, source: string}} [fallback] the speed before any run here: the heads panel's model's,
+ *   unless another panel's model states its own
  * @returns {{runs: number, seconds: number, speed: number, source: string}} source: where the speed comes from
  */
-export function estimate(s, { speed, sameSizes }, slots, fallback = SETTINGS.fallbackTokensPerSecond) {
-  const runs = s.heads.length * s.seeds;
-  const rounds = Math.ceil(runs / Math.max(1, slots));
-  const known = speed > 0;
-  const perWorker = known ? speed : fallback;
-  const source = !known ? 'measured in headless Chromium on a 2-core machine; this browser\'s own speed replaces it after a first run'
-    : sameSizes ? "measured in this browser's last run" : "measured in this browser's last run, of other sizes: a rough guide";
-  return { runs, seconds: (rounds * s.steps * s.batch * s.context) / perWorker, speed: perWorker, source };
+export function estimate(s, measured, slots, fallback = FALLBACK_SPEED) {
+  return runsEstimate({ runs: s.heads.length * s.seeds, steps: s.steps, batch: s.batch, context: s.context }, measured,
+    slots, fallback);
 }
 
 /**
- * The estimate as a sentence: "9 runs of 300 steps: about 97 s here (14,200 tokens/s per worker, measured …; 2 at a time)."
+ * The estimate as a sentence: "36 runs of 300 steps: about 3.4 min here (26,900 tokens/s per worker, measured …; 2 at
+ * a time)."
  * @param {{steps: number, heads: number[], seeds: number}} s
  * @param {{runs: number, seconds: number, speed: number, source: string}} e estimate()
  * @param {number} slots

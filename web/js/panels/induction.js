@@ -73,14 +73,16 @@ export function setupInduction(app) {
   const slots = () => Math.max(1, navigator.hardwareConcurrency || 1);
 
   // the two runs (the model and its control) of these settings: how long here, from this browser's speed
-  // (heads_budget.js: the last run's tokens/s, else the measured fallback), or null while the form is not valid
+  // (heads_budget.js: the median speed of its finished runs, else the measured fallback), or null while the form is
+  // not valid
   function timeEstimate() {
     const s = app.state;
     if (form.error(s)) return null;
     const { context, batch } = constants().inductionSettings[s.ntask];
     const model = runs.get('L2');
     const speed = measuredSpeed(model?.trained ? [model] : timed ? [timed] : [], { cD: SETTINGS.model.dModel, layers: 2, context, batch });
-    const e = estimate({ steps: s.nsteps, batch, context, heads: [2, 1], seeds: 1 }, speed, slots(), SETTINGS.fallbackTokensPerSecond);
+    const e = estimate({ steps: s.nsteps, batch, context, heads: [2, 1], seeds: 1 }, speed, slots(),
+      { speed: SETTINGS.fallbackTokensPerSecond, source: 'measured in headless Chromium on a shared 2-core machine' });
     const how = `${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(2, slots())} at a time`;
     return { ...e, how, sentence: `2 runs of ${count(s.nsteps)} steps (the 2-layer model and its control): about ${duration(e.seconds)} here (${how}).` };
   }
