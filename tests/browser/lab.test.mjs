@@ -333,6 +333,27 @@ test('a worker that dies is reported and restarted from its last snapshot; the c
   }
 });
 
+test('a worker ended from outside is noticed by its silence and restarted from its last snapshot', async () => {
+  // a worker the browser (or a user in the task manager) ends sends no error: the run must not say "Training" forever
+  const p = await openPage('#panel=heads&heads=4&steps=300&batch=4&context=32&seeds=1');
+  try {
+    await p.click('#c-start');
+    await p.waitForFunction(() => (globalThis.mhaDebug.runs()[0]?.lastFull?.step ?? 0) >= 30);
+    await p.evaluate(() => globalThis.mhaDebug.runs()[0].worker.terminate());
+    // the heartbeat (runs.js SETTINGS.silentMs, 20 s) notices, and the run goes on from its snapshot
+    await p.waitForFunction(() => globalThis.mhaDebug.runs()[0].restarts === 1, null, { timeout: 60_000 });
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 90_000 });
+    const run = await p.evaluate(() => {
+      const r = globalThis.mhaDebug.runs()[0];
+      return { train: r.train.step, status: r.status };
+    });
+    assert.equal(run.status, 'done');
+    assert.deepEqual(run.train, Array.from({ length: 300 }, (_, i) => i + 1));  // every step once, in order
+  } finally {
+    await p.close();
+  }
+});
+
 // ------------------------------------------------------------------------------------------ URL and embedding
 test('every setting round-trips through the URL, and hide= removes controls', async () => {
   const p = await openPage('#panel=inside&heads=2,4&cD=32&steps=50&lr=0.01&itext=Hello+world&kvKv=1&hide=corpus,lr&wx=1,2,3,4,5,6,7,8,9,10,11,12');

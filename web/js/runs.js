@@ -7,6 +7,11 @@ import { checkMessage, FROM_WORKER, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
+  // a training worker that says nothing for this long has stopped (terminated from outside, killed by the browser):
+  // it is restarted from its snapshot as a crashed one is. A chunk of steps is sized to take well under a second,
+  // and the largest run the core accepts takes a few seconds a step
+  silentMs: 20_000,
+  watchEveryMs: 2_000,
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
   maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
   maxTraces: 200,           // head traces kept per run (a few kB each), thinned like the snapshots beyond that
@@ -202,7 +207,13 @@ export class Run {
     const w = spawnWorker(this.classic);
     this.worker = w;
     let ready = false;
-    w.onmessage = (e) => { if (w === this.worker) this.#receive(e.data); };
+    this.heardAt = performance.now();
+    this.#watch();
+    w.onmessage = (e) => {
+      if (w !== this.worker) return;
+      this.heardAt = performance.now();
+      this.#receive(e.data);
+    };
     w.onerror = (e) => {
       e.preventDefault();
       if (w !== this.worker) return;
@@ -467,6 +478,23 @@ export class Run {
   dispose() {
     this.status = 'failed';
     this.worker.terminate();
+    clearInterval(this.watchdog);
+  }
+
+  // the heartbeat: a training worker that has gone silent is treated as one that died (#died restarts it)
+  #watch() {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(() => {
+      if (['done', 'failed'].includes(this.status)) {
+        clearInterval(this.watchdog);
+        this.watchdog = 0;
+        return;
+      }
+      const silent = performance.now() - this.heardAt;
+      if (this.status === 'running' && silent > SETTINGS.silentMs) {
+        this.#died(`it said nothing for ${Math.round(silent / 1000)} s`);
+      }
+    }, SETTINGS.watchEveryMs);
   }
 
   /** @returns {number} tokens per second of training so far (B·T·steps / training seconds) */
