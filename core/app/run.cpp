@@ -66,11 +66,11 @@ std::string validate(const RunSpec& spec) {
     return spec.checkpoint.empty() ? validate_setup(spec) : eval_batches_error(spec.eval_batches);
 }
 
-std::size_t run_memory_bytes(const ModelConfig& m, int batch) {
+std::uint64_t run_memory_bytes(const ModelConfig& m, int batch) {
     const std::vector<TensorSpec> table = parameter_table(m);
-    const std::size_t P = table.back().offset + table.back().size;
-    const std::size_t A = activation_elements(m, batch, m.max_seq_len);
-    constexpr std::size_t kRest = std::size_t(64) << 20;  // the text and its token ids, the module, the heap's slack
+    const std::uint64_t P = std::uint64_t(table.back().offset) + table.back().size;
+    const std::uint64_t A = activation_elements(m, batch, m.max_seq_len);
+    constexpr std::uint64_t kRest = std::uint64_t(64) << 20;  // the text and its token ids, the module, the slack
     return sizeof(float) * (4 * P + 2 * A) + kRest;
 }
 
@@ -79,9 +79,9 @@ namespace {
 // "" when a run of m at batch B fits kRunMemoryLimit, else the sentence with the largest batch (or context) that does
 std::string memory_error(ModelConfig m, int batch) {
     if (m.vocab_size < 256) m.vocab_size = 256;  // a text's vocabulary is known only once tokenized: a generous one
-    const std::size_t need = run_memory_bytes(m, batch);
+    const std::uint64_t need = run_memory_bytes(m, batch);
     if (need <= kRunMemoryLimit) return "";
-    auto gb = [](std::size_t bytes) {
+    auto gb = [](std::uint64_t bytes) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1073741824.0);  // GiB, as a browser's memory is counted
         return std::string(buf);

@@ -76,11 +76,11 @@ struct EndSample {
 // The memory a run of model m at batch B holds at its largest: the parameters, their gradients and AdamW's two
 // moments (4·P floats) and one (B,T) batch's activations and their gradients (2·A floats, model.hpp
 // activation_elements; evaluation reuses them), with room for the rest (the text, token ids, the module itself).
-std::size_t run_memory_bytes(const ModelConfig& m, int batch);
+std::uint64_t run_memory_bytes(const ModelConfig& m, int batch);
 // The most a run may hold: a page's WebAssembly module grows to at most 2 GiB (Emscripten 3.1.6's default with
 // memory growth), and a buffer that grows is briefly there twice; the CLI keeps to it too, so that every run the
 // lab accepts runs in a tab.
-constexpr std::size_t kRunMemoryLimit = std::size_t(1) << 30;
+constexpr std::uint64_t kRunMemoryLimit = std::uint64_t(1) << 30;
 
 // "" when the model, the schedule and the task of spec go together (D divisible by H, the segment fitting T, the
 // memory it needs within kRunMemoryLimit, ...), else the sentence; without the text and the checkpoint, so a form

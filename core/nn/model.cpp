@@ -201,13 +201,13 @@ typename Gpt<S>::Params Gpt<S>::param_views(S* base) const {
 }
 
 template <class S>
-std::size_t Gpt<S>::act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& a) {
-    const std::size_t BT = std::size_t(B) * T, D = cfg.d_model, V = cfg.vocab_size, H = cfg.n_heads;
-    const std::size_t Dkv = std::size_t(cfg.kv_heads()) * cfg.head_dim(), F = 4 * D;
-    std::size_t used = 0;
+std::uint64_t Gpt<S>::act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& a) {
+    const std::uint64_t BT = std::uint64_t(B) * T, D = cfg.d_model, V = cfg.vocab_size, H = cfg.n_heads;
+    const std::uint64_t Dkv = std::uint64_t(cfg.kv_heads()) * cfg.head_dim(), F = 4 * D;
+    std::uint64_t used = 0;
     // base may be null: then this only counts
-    auto take = [&](std::size_t n) {
-        S* p = base ? base + used : nullptr;
+    auto take = [&](std::uint64_t n) {
+        S* p = base ? base + static_cast<std::size_t>(used) : nullptr;
         used += n;
         return p;
     };
@@ -217,7 +217,7 @@ std::size_t Gpt<S>::act_views(const ModelConfig& cfg, S* base, int B, int T, Act
         b.ln1 = take(BT * D), b.ln1_mean = take(BT), b.ln1_rstd = take(BT);
         b.q = take(BT * D), b.k = take(BT * Dkv), b.v = take(BT * Dkv);
         b.qh = take(BT * D), b.kh = take(BT * Dkv), b.vh = take(BT * Dkv);
-        b.att = take(std::size_t(B) * H * T * T);
+        b.att = take(std::uint64_t(B) * H * T * T);
         b.yh = take(BT * D), b.atty = take(BT * D), b.attproj = take(BT * D), b.res1 = take(BT * D);
         if (cfg.traits().split_input) b.xh = take(BT * D);
         if (cfg.mlp) {
@@ -231,7 +231,7 @@ std::size_t Gpt<S>::act_views(const ModelConfig& cfg, S* base, int B, int T, Act
     return used;
 }
 
-std::size_t activation_elements(const ModelConfig& c, int B, int T) {
+std::uint64_t activation_elements(const ModelConfig& c, int B, int T) {
     Gpt<float>::Acts counted;
     return Gpt<float>::act_views(c, nullptr, B, T, counted);
 }
@@ -384,7 +384,8 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     }
     // (re)lay out the activations; allocate only when this batch needs more room than any before
     Acts counted;
-    const std::size_t need = act_views(cfg_, nullptr, B, T, counted);
+    // a batch the set-up accepted fits (run.hpp kRunMemoryLimit), so its count fits a size_t too
+    const std::size_t need = static_cast<std::size_t>(act_views(cfg_, nullptr, B, T, counted));
     if (need > act_buf_.size()) {
         act_buf_.assign(need, S(0));
         dact_buf_.assign(need, S(0));

@@ -37,8 +37,9 @@ struct TensorSpec {
 std::vector<TensorSpec> parameter_table(const ModelConfig& c);
 
 // the elements of one activation buffer (Gpt keeps two: the activations and their gradients) for a (B,T) batch of a
-// model of config c: what a forward pass at that batch allocates
-std::size_t activation_elements(const ModelConfig& c, int B, int T);
+// model of config c: what a forward pass at that batch allocates. Counted in 64 bits: under wasm32 a size_t would
+// wrap for the sizes a memory check must refuse
+std::uint64_t activation_elements(const ModelConfig& c, int B, int T);
 
 template <class S>
 class Gpt {
@@ -123,8 +124,8 @@ private:
     void combine_heads_backward(const BlockParams& w, BlockParams& gw, const BlockActs& b, BlockActs& db, int B, int T);
     // lays the activations of a (B,T) batch of a model of config cfg out in base (null: only counts); returns the
     // number of elements used
-    static std::size_t act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& out);
-    friend std::size_t activation_elements(const ModelConfig& c, int B, int T);
+    static std::uint64_t act_views(const ModelConfig& cfg, S* base, int B, int T, Acts& out);
+    friend std::uint64_t activation_elements(const ModelConfig& c, int B, int T);
 
     ModelConfig cfg_;
     std::vector<TensorSpec> specs_;
