@@ -22,17 +22,17 @@ const NUMBER = { reshape: 1, attention: 2, worked: 3, heads: 4, break: 5, inside
 const session = pageSession({ viewport: { width: 1280, height: 900 }, course: { height: 1400 } });
 let model;
 
-// a model as a student would have saved it: 2 layers, H = 4, trained 5 steps on a scrap of text, weights only
-async function makeModel() {
+// a model trained 5 steps in the page's own module and saved as the page saves it: settings(constants) gives its
+// settings, full whether the AdamW state goes with the weights
+async function makeModel(settings, text, full) {
   const { default: createMha } = await import(new URL('mha.js', BUILD).href);
   const mod = await createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
   const run = new mod.Run();
   try {
-    const text = 'In the beginning God created the heaven and the earth. '.repeat(40);
-    const facts = run._init({ ...mod._constants().defaults, context: 32, batch: 4, steps: 5, warmup: 1, nHeads: 4 }, text, null);
+    const facts = run._init(settings(mod._constants()), text, null);
     assert.equal(facts.ok, true, facts.error);
     assert.equal(run._train(5).ok, true);
-    const snap = run._snapshot(false);
+    const snap = run._snapshot(full);
     assert.equal(snap.ok, true);
     return Buffer.from(snap.bytes);
   } finally {
@@ -40,30 +40,16 @@ async function makeModel() {
   }
 }
 
-// a model of the offsets task as the heads panel would have saved it: one attention-only layer, H = 4, 5 steps,
-// with its AdamW state (its metadata names the task)
 let offsetsModel;
-async function makeOffsetsModel() {
-  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
-  const mod = await createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
-  const run = new mod.Run();
-  try {
-    const o = mod._constants().offsetsSetting;
-    const facts = run._init({ ...mod._constants().defaults, task: 'offsets', offsets: o.offsets, symbols: o.symbols,
-      nLayers: o.nLayers, mlp: o.mlp, context: o.context, batch: 4, steps: 5, warmup: 0, nHeads: 4 }, '', null);
-    assert.equal(facts.ok, true, facts.error);
-    assert.equal(run._train(5).ok, true);
-    const snap = run._snapshot(true);
-    assert.equal(snap.ok, true);
-    return Buffer.from(snap.bytes);
-  } finally {
-    run.delete();
-  }
-}
-
 before(async () => {
-  model = await makeModel();
-  offsetsModel = await makeOffsetsModel();
+  // as a student would have saved it: 2 layers, H = 4, trained on a scrap of text, weights only
+  model = await makeModel((c) => ({ ...c.defaults, context: 32, batch: 4, steps: 5, warmup: 1, nHeads: 4 }),
+    'In the beginning God created the heaven and the earth. '.repeat(40), false);
+  // a model of the offsets task as the heads panel saves it: one attention-only layer, H = 4, with its AdamW state
+  // (its metadata names the task)
+  offsetsModel = await makeModel((c) => ({ ...c.defaults, task: 'offsets', offsets: c.offsetsSetting.offsets,
+    symbols: c.offsetsSetting.symbols, nLayers: c.offsetsSetting.nLayers, mlp: c.offsetsSetting.mlp,
+    context: c.offsetsSetting.context, batch: 4, steps: 5, warmup: 0, nHeads: 4 }), '', true);
 });
 
 // opens the frame; checks that exactly the named panels are shown
