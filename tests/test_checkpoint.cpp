@@ -122,6 +122,11 @@ TEST_CASE("corrupt, truncated and hostile checkpoints give clear errors", "[chec
         CHECK(load_error(bytes("{\"d_model\": 64, \"n_heads\": 4}")).find("this file is a JSON text") == 0);
         CHECK(load_error(bytes("In the beginning God created the heaven and the earth.")) ==
               "this file is a text file, not a .safetensors model");
+        // a safetensors file whose 8-byte header length is damaged (here overwritten with text) is not "a text file":
+        // the parser's sentence about its header length says what is wrong
+        std::vector<std::uint8_t> damaged = good;
+        std::memcpy(damaged.data(), "ABCDEFGH", 8);
+        CHECK(load_error(damaged).find("not a valid safetensors file: header length ") == 0);
         // bytes that match nothing known keep the parser's own sentence
         const std::vector<std::uint8_t> noise = {0x01, 0xff, 0x02, 0xfe, 0x03, 0xfd, 0x04, 0xfc, 0x05, 0x06};
         CHECK(load_error(noise).find("not a valid safetensors file: header length") == 0);

@@ -34,6 +34,9 @@ std::string other_file_kind(const std::uint8_t* data, std::size_t size) {
         return std::string("a Python pickle (") + kTorch + ")";
     if (starts_with(data, size, "\x93NUMPY", 6)) return "a NumPy .npy array";
     if (starts_with(data, size, "\x1f\x8b", 2)) return "a gzip-compressed file";
+    // a safetensors file's JSON header begins at byte 8: a file whose first 8 bytes (the header's length) are damaged
+    // is still a safetensors file, which the parser's own sentence describes, not a text file
+    if (size > 9 && data[8] == '{' && data[9] == '"') return "";
     const std::size_t n = size < 64 ? size : 64;
     if (!looks_like_text(data, n)) return "";
     std::size_t first = 0;
