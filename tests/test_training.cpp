@@ -77,6 +77,12 @@ TEST_CASE("invalid training settings are messages, not crashes", "[train]") {
     t.seq_len = 17;  // longer than the model's context
     CHECK(validate(t, tiny_config()).find("context length") != std::string::npos);
     REQUIRE_THROWS_AS(Trainer(tiny_config(), t, counting_sampler), Error);
+    // a model of one position (a checkpoint with T = 1): not "must be 2 to the model's 1"
+    ModelConfig one = tiny_config();
+    one.max_seq_len = 1;
+    t.seq_len = 1;
+    CHECK(validate(t, one) ==
+          "this model's context is 1 position; training needs at least 2 (a token and the next one to predict).");
 }
 
 TEST_CASE("the loss goes down on a learnable task", "[train]") {

@@ -10,6 +10,8 @@ namespace mha {
 std::string validate(const TrainConfig& t, const ModelConfig& m) {
     if (t.batch < 1 || t.batch > TrainLimits::max_batch)
         return "batch size must be 1 to " + std::to_string(TrainLimits::max_batch) + ".";
+    if (m.max_seq_len < 2)  // a model of one position (a checkpoint may hold one) has nothing to learn from
+        return "this model's context is 1 position; training needs at least 2 (a token and the next one to predict).";
     if (t.seq_len < 2 || t.seq_len > m.max_seq_len)
         return "context length " + std::to_string(t.seq_len) + " must be 2 to the model's " +
                std::to_string(m.max_seq_len) + ".";
