@@ -52,6 +52,15 @@ before(async () => {
     context: c.offsetsSetting.context, batch: 4, steps: 5, warmup: 0, nHeads: 4 }), '', true);
 });
 
+// loads a model file into Look inside's own control; checks that its heads' maps are drawn and no error is shown
+async function loadInside(frame, name, buffer, heads) {
+  await frame.locator('#i-upload').setInputFiles({ name, mimeType: 'application/octet-stream', buffer });
+  await frame.locator('#i-body:not([hidden])').waitFor();
+  await frame.locator('#i-grid canvas').nth(heads - 1).waitFor();
+  assert.equal(await frame.locator('#i-grid canvas').count(), heads);
+  assert.equal(await frame.locator('#i-upload-error').isHidden(), true);
+}
+
 // opens the frame; checks that exactly the named panels are shown
 async function openPanels(src, names) {
   const { p, frame } = await session.openFramed(src);
@@ -228,11 +237,7 @@ test('look inside, embedded alone: it says how to get a model, loads one in plac
     await frame.locator('#i-upload-error:not([hidden])').waitFor();
     assert.match(await frame.locator('#i-upload-error').textContent(), /this file is a PNG image, not a \.safetensors model/i);
     // the model: its 2 × 4 heads, drawn
-    await frame.locator('#i-upload').setInputFiles({ name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: model });
-    await frame.locator('#i-body:not([hidden])').waitFor();
-    await frame.locator('#i-grid canvas').nth(7).waitFor();
-    assert.equal(await frame.locator('#i-grid canvas').count(), 8);
-    assert.equal(await frame.locator('#i-upload-error').isHidden(), true);
+    await loadInside(frame, 'model.safetensors', model, 8);
     await frame.locator('#i-scores tbody tr').nth(7).waitFor();
     await pointsOnlyAtItself(frame, ['inside']);
     await shoot(p, 'inside');
@@ -244,11 +249,7 @@ test('look inside, embedded alone: it says how to get a model, loads one in plac
 test('look inside, embedded alone: a model of the offsets task opens as one, on its own probe sequence', async () => {
   const { p, frame } = await openPanels('?embed=1&panel=inside', ['inside']);
   try {
-    await frame.locator('#i-upload').setInputFiles({ name: 'offsets.safetensors', mimeType: 'application/octet-stream', buffer: offsetsModel });
-    await frame.locator('#i-body:not([hidden])').waitFor();
-    await frame.locator('#i-grid canvas').nth(3).waitFor();
-    assert.equal(await frame.locator('#i-grid canvas').count(), 4);  // one layer × 4 heads
-    assert.equal(await frame.locator('#i-upload-error').isHidden(), true);
+    await loadInside(frame, 'offsets.safetensors', offsetsModel, 4);  // one layer × 4 heads
     // no sentence to type: the box is off, and says why
     assert.equal(await frame.locator('#i-text').isDisabled(), true);
     assert.match(await frame.locator('#i-text-info').textContent(), /^does not apply: this model reads task tokens, not text/);
