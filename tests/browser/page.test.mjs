@@ -260,6 +260,7 @@ test('worked example: a cell the core cannot take is named next to its matrix, a
     // heads counted from 0, as in every other panel; the note says how the lesson counts them
     assert.deepEqual((await p.locator('#w-steps .head-steps h3').allTextContents()).map((t) => t.split(' channels')[0].trim()),
       ['Head 0', 'Head 1', 'Concat, then W_O']);
+    assert.match(await p.locator('#w-steps').textContent(), /concat\(head⁰ … head¹\)/);  // the same count in the formula
     assert.match(await p.locator('#w-note').textContent(), /its head 1 \(head 0 here: every panel of this page counts heads from 0\)/);
     const cell = p.locator('#w-x input').first();  // X, row t0, column c0: 1 by default
     const alert = p.locator('#w-x .cell-alert');

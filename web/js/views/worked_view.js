@@ -75,7 +75,7 @@ export class WorkedView {
     this.root.append(el('section', { class: 'head-steps', 'aria-label': 'concat and output' },
       el('h3', {}, 'Concat, then W_O'),
       el('p', { class: 'step-label' }, '⑤ the heads side by side (the transpose back and view), then the output projection'), last));
-    this.views.concat = mv(last, 'concat(head¹ … )', pos, ch);
+    this.views.concat = mv(last, `concat(head${sup(0)} … head${sup(H - 1)})`, pos, ch);
     this.views.wo = mv(last, 'W_O', ch, ch);
     this.views.out = mv(last, 'output = concat · W_O', pos, ch);
   }
