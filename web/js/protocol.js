@@ -11,7 +11,8 @@
  *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), causality, swapCheck (booleans).
  *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
  * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
- * @typedef {{type: 'pause'}} PauseMessage  hold after the current chunk of steps
+ * @typedef {{type: 'pause', id: number}} PauseMessage  hold after the current chunk of steps; replied with
+ *   {ok, stepsDone} once held, after every message of the chunks before it (so the page's curves are final then)
  * @typedef {{type: 'stop'}} StopMessage  finish now: a last measurement and snapshot, then done
  * @typedef {{type: 'inspect', id: number, text: string, source: 'live'|Uint8Array, ablate: Array<[number, number]>,
  *            tie: boolean, withLoss: boolean}} InspectMessage
@@ -69,7 +70,7 @@
 const TO_WORKER_FIELDS = {
   init: ['id', 'settings', 'text', 'checkpoint'],
   start: [],
-  pause: [],
+  pause: ['id'],
   stop: [],
   inspect: ['id', 'text', 'source', 'ablate', 'tie', 'withLoss'],
   snapshot: ['id', 'withOptimizer'],

@@ -139,6 +139,7 @@ export class Run {
     this.restarts = 0;
     this.diverged = null;     // {step, loss, limit} when the run blew up
     this.wantRunning = false; // the user's intent, re-applied after a restart
+    this.held = false;        // paused, and the worker said it has stopped (pause())
     this.pending = new Map();
     this.nextId = 1;
     this.classic = false;
@@ -424,17 +425,24 @@ export class Run {
     if (!['ready', 'paused'].includes(this.status)) return;
     this.status = 'running';
     this.wantRunning = true;
+    this.held = false;
     toWorker(this.worker, TO_WORKER.start);
     this.#emit(RUN_EVENT.status);
   }
 
-  /** Pauses after the current chunk of steps. */
-  pause() {
+  /**
+   * Pauses after the current chunk of steps. The run says paused at once; `held` turns true when the worker has
+   * stopped, after the messages of its last chunk (curves, snapshot), so the run's state no longer changes then.
+   * @returns {Promise<void>} resolved once held (or the worker went away)
+   */
+  async pause() {
     if (this.status !== 'running') return;
     this.status = 'paused';
+    this.held = false;
     this.wantRunning = false;
-    toWorker(this.worker, TO_WORKER.pause);
     this.#emit(RUN_EVENT.status);
+    await this.#request(TO_WORKER.pause, {});
+    if (this.status === 'paused') this.held = true;
   }
 
   /** Ends the run now: a last evaluation and a sample, as at the end of the schedule. */

@@ -186,7 +186,7 @@ async function handle(msg) {
       return;
     case TO_WORKER.pause:
       if (status === 'running') status = 'paused';
-      return;
+      return reply(msg.id, { ok: true, stepsDone: run ? run._stepsDone() : 0 });
     case TO_WORKER.stop:
       if (!run || status === 'done') return;
       clearTimeout(timer);
