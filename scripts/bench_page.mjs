@@ -99,7 +99,8 @@ async function comparison(base) {
     await page.click('#c-start');
     if (await page.locator('#c-confirm').isVisible()) await page.click('#c-confirm-go');
     // the heaps every HEAP_EVERY_MS (each sample attaches to every worker: sampling every second slowed the
-    // comparison by about 5%, 55.6 -> 58.4 s); between samples, wait for the verdict, which ends the wait at once
+    // comparison, docs/experiments.md, "Speed of the page"); between samples, wait for the verdict, which ends the
+    // wait at once
     const verdict = page.locator('html[data-comparison="done"]');
     let jsHeapUsed = 0, jsHeapTotal = 0, samples = 0;
     for (;;) {

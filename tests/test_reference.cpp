@@ -19,7 +19,8 @@ namespace {
 
 // Tolerances: the bounds (logits 1e-4, loss 1e-5, grads 1e-5 + 1e-3 rel, step losses 1e-4) tightened to
 // about 10x the worst error observed on either target (native AVX2+FMA / wasm SIMD128), float32 model against the
-// float64 reference, over the three fixtures (measured 2026-11-22, after the xsimd LayerNorm/AdamW/exp kernels):
+// float64 reference, over the three fixtures (measured 2026-11-22, after the xsimd LayerNorm/AdamW/exp kernels;
+// docs/experiments.md, "Agreement across targets and with PyTorch"):
 constexpr double kLogitsAtol = 1e-5;      // observed 8.3e-7 native, 9.5e-7 wasm
 constexpr double kLossAtol = 3e-6;        // observed 2.4e-7 both
 constexpr double kGradAtol = 3e-6;        // observed 2.4e-7 native, 2.1e-7 wasm (plus rtol below)

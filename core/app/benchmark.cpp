@@ -36,9 +36,9 @@ int simd_lanes() {
 //            per instruction). wasm SIMD128 has no FMA, so this is its ceiling.
 //   mul+add, one operand  KM chains acc_m[j] *= x beside KA chains acc_a[j] += x: a register fewer, so more chains
 //            fit in V8's 15 allocatable xmm registers (KM + KA + 1), and more multiply chains than add chains. On an
-//            Intel Xeon (model 207) mul+add (6), mul+add (7) (which spills) and fma (12) measured 31.5-32.8, 21-22
-//            and 31-33 GFLOP/s in node where 8:6 and 9:5 of this loop measured 36-41 and 37 (a /tmp driver,
-//            2026-11-26), and a matmul in node ran at 106% of an fma (12) ceiling in one run of scripts/bench. Our
+//            Intel Xeon (model 207) mul+add (6), mul+add (7) (which spills) and fma (12) measured less in node than
+//            8:6 and 9:5 of this loop, and a matmul in node ran above an fma (12) ceiling in one run of scripts/bench
+//            (measured: docs/experiments.md, "Speed of the kernels"). Our
 //            reading, not checked with counters: the multiplies, at a longer latency than the adds, need more chains
 //            to keep their ports busy than K = 6 gives them.
 //   fma      K chains acc[j] = fma(acc[j], x, y) (2 flops per lane): the native ceiling. In wasm xsimd::fma is a
@@ -279,10 +279,9 @@ double median_of(std::vector<double> v) {
 // Every step timed on its own; the median is the figure (robust to a neighbour's burst on a shared machine).
 // With `beside`, that ceiling loop runs (its minimum of five rounds, about 10 ms) after every timed step, and each
 // step's share of the peak is taken against the ceiling of its own moment: on the shared VMs the benchmark runs on,
-// the clock moves by a sixth from one stretch of seconds to the next (one run of scripts/bench measured the same
-// loop at 35.0 and at 41.4 GFLOP/s in the Chromium worker), so a step time and a ceiling taken seconds apart
-// compare two clocks. The ceiling rounds touch no memory, so the next step finds its caches as the last one left
-// them.
+// the clock moves by a sixth from one stretch of seconds to the next (measured: docs/experiments.md, "Speed of the
+// kernels", Method), so a step time and a ceiling taken seconds apart compare two clocks. The ceiling rounds touch
+// no memory, so the next step finds its caches as the last one left them.
 TrainingResult bench_training(int heads, int steps, AttentionVariant variant = AttentionVariant::canonical,
                               const PeakLoop* beside = nullptr) {
     Trainer trainer = tiny_char_trainer(tiny_char(heads, variant), steps + 3);
@@ -396,7 +395,7 @@ std::string run_benchmarks(bool quick) {
     // The winning loop runs again beside every matmul shape, between the training steps and after them, and the
     // ceiling is its best round over all of them: on a shared VM that changes speed from one stretch of seconds to
     // the next, a ceiling taken only at the start, in a slow stretch, fell below the matmuls measured in a fast one
-    // (runs of scripts/bench: 52.2 GFLOP/s in the Chromium worker beside a matmul at 53.7; 56-59 in other runs).
+    // (measured: docs/experiments.md, "Speed of the kernels", Method).
     // Rounds next to each matmul share its stretch.
     double again = 0;
     const double beside = quick ? 0.02 : 0.15;

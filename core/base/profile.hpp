@@ -2,8 +2,8 @@
 //
 // Off by default: the sink is a thread-local pointer, null unless a `ProfileSession` is alive on this thread, so
 // when nobody is profiling a `ProfileLap` costs one call (reading the sink, when it is made) and then one branch
-// per lap. Measured with profiling on, the step's median time moved by -10% to +6% against unprofiled steps
-// interleaved with it (scripts/bench, docs/experiments.md): within the noise of a shared machine.
+// per lap. Measured with profiling on, the step's median time moved within the noise of a shared machine against
+// unprofiled steps interleaved with it (scripts/bench; docs/experiments.md, "Speed of the kernels").
 //
 // Call sites mark laps, one line before each call, so the code they time is left exactly as it is:
 //   ProfileLap lap;                 // nothing is timed yet
@@ -36,9 +36,8 @@ public:
     // noexcept: in wasm, a call that may throw, made from a function with a cleanup (every function holding a
     // ProfileLap), goes through one of Emscripten's JS exception trampolines (invoke_vi, invoke_vii), so each lap
     // made a wasm -> JS -> wasm round trip besides the clock's own call into JS. Without it the profiler's overhead
-    // in the Chromium worker went from 4.1-5.7% to 3.3-4.5% of the step (node scripts/bench_chromium.mjs, runs of
-    // 2026-11-23). enter can fail only on a failed allocation, which then ends the program: only scripts/bench's
-    // profile ever opens a lap.
+    // in the Chromium worker is smaller (measured: docs/experiments.md, "Speed of the kernels"). enter can fail
+    // only on a failed allocation, which then ends the program: only scripts/bench's profile ever opens a lap.
     void enter(const char* label) noexcept;  // label: a string literal (kept by pointer, compared by content)
     void leave() noexcept;                   // a leave without a lap open is ignored
     std::vector<Row> rows() const;       // exclusive times, in first-seen order (depth first)

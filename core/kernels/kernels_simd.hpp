@@ -32,7 +32,9 @@ struct MatmulBlock {
 #if defined(__AVX512F__)
     static constexpr int MR = 8;
 #elif defined(__EMSCRIPTEN__)
-    static constexpr int MR = 4;  // V8 keeps xmm15 as scratch: 6×2 spills, and ran 10-25% slower than 4×2
+    // V8 keeps xmm15 as scratch: 6×2 spills, and ran slower than 4×2
+    // (measured: docs/experiments.md, "Speed of the kernels")
+    static constexpr int MR = 4;
 #else
     static constexpr int MR = 6;
 #endif
@@ -73,10 +75,9 @@ inline void mm_block(T* out_rows, int ld, const T* strip, int lds, const T* b, i
 // (P = NB·W, one register block's width) as K rows of P floats, panel after panel, the last panel's columns past N
 // zero (mm_last_columns reads them). A register block then reads one contiguous stream. Row-major, the rows of a
 // (K,256) b are 1 kB apart and all fall into 4 of the 64 sets of a 48 kB 12-way L1, so a block's K rows evict each
-// other (and the K = 256 rows of a (256,64) b fill 16 sets 16 deep). Measured in node (/tmp driver, best of 30,
-// 2026-11-23), GFLOP/s row-major -> panels: nt 1024×256×64 44.8 -> 53.7, nt 1024×64×256 46-50 -> 53-55,
-// nn 1024×64×256 50-51 -> 53.7, nn 1024×256×64 47-50 -> 53; the 64×64 weights unchanged (51-53). Weight gradients
-// (matmul_tn) gained nothing.
+// other (and the K = 256 rows of a (256,64) b fill 16 sets 16 deep). In panels tiny-char's shapes with a side of 256
+// ran faster in node, the 64×64 weights the same; weight gradients (matmul_tn) gained nothing (measured:
+// docs/experiments.md, "Speed of the kernels").
 template <class T>
 struct BView {
     static constexpr int P = MatmulBlock<T>::NB * static_cast<int>(xsimd::batch<T>::size);
@@ -137,12 +138,10 @@ using NarrowArch = xsimd::default_arch;
 // out_rows[:, n..N), the w = N - n last columns (fewer than a narrow batch), from b in padded panels: one narrow
 // batch of the panel, its columns past N the padding's zeros, computed in a small scratch of which the first w
 // columns are kept. Each kept column is the scalar loop's sum (bias, the multiply-adds in k order, then the old value
-// added) as a lane. Measured in the native AVX-512 build (a /tmp driver, matmul_nt best of 300, 2026-11-26, µs):
-// M = 1024, K = 64 and N = 65 89 -> 65-74, N = 66 121 -> 73, N = 70 254 -> 74-78 (N = 64: 52); the scalar loop took
-// about 36 µs a column. lm_head's forward in scripts/bench (four runs before, two after): the Chromium worker
-// 27.9-28.9 -> 34.1-35.5 GFLOP/s, native AVX-512 95.1-95.3 -> 127.3-128.1.
+// added) as a lane. Faster than the scalar loop per row it replaced, on a /tmp driver natively and in lm_head's
+// forward natively and in the Chromium worker (measured: docs/experiments.md, "Speed of the kernels").
 // The scalar loop stays in mm_rows: moved into this function, it made clang's wasm matmul_tn, which never comes
-// here, three times slower (29 -> 10 GFLOP/s in node).
+// here, much slower in node (measured: the same).
 template <class T, int R, bool ROWS>
 inline void mm_last_columns(T* out_rows, int ld, const T* strip, int lds, const BView<T>& b, const T* bias, int n,
                             int N, int K, bool accumulate) {
@@ -177,7 +176,7 @@ inline void mm_rows(T* out_rows, const T* strip, int lds, const BView<T>& b, con
     }
 #if defined(__AVX512F__)
     // a 32-byte batch for what is left: with 16-float batches, 8-wide heads (hs = 8 at H = 8) would otherwise all
-    // run on the scalar tail below (measured: 25-29 ms per tiny-char step at H = 8, against 8 at H = 4)
+    // run on the scalar tail below (measured: docs/experiments.md, "Speed of the kernels", native AVX-512 at H = 8)
     constexpr int HW = static_cast<int>(xsimd::batch<T, NarrowArch>::size);
     if (n + HW <= N) {
         mm_block<T, R, 1, ROWS, NarrowArch>(out_rows, ld, strip, lds, b.at(n), b.ld(), bias, n, K, accumulate);
@@ -218,8 +217,8 @@ constexpr bool mm_rows_in_place(int N) {
 
 // rows r < R of a (read a[r*lda + k]) -> strip s[k*lds + r], k < K (lds >= R): the transposed copy matmul_blocked's
 // kernel reads, and a quarter of a packed panel of bᵀ. With 4-float batches and R = 4 (wasm) each 4×4 tile is moved
-// by 4 loads, 8 zips and 4 stores. Measured on the qkvo forward (1024×64×64) in node: the kernel rows alone ran at
-// 47-49 GFLOP/s, with the scalar copy at 41-44, with the tiles at 46-48.
+// by 4 loads, 8 zips and 4 stores. On the qkvo forward (1024×64×64) in node the tiles ran faster than the scalar
+// copy, close to the kernel rows alone (measured: docs/experiments.md, "Speed of the kernels").
 template <class T, int R>
 inline void copy_strip(T* s, int lds, const T* a, int lda, int K) {
     using batch = xsimd::batch<T>;
@@ -294,8 +293,9 @@ inline void mm_row_block(T* out, const T* a, int lda, const BView<T>& b, const T
 // out (M,N) [+]= A · b (K,N) [+ bias (N)]. A is a (M,K) read a[m*lda + k], or with ATRANS the transpose of a
 // (K,M) read a[k*lda + m]. ATRANS reads its strips in place; otherwise, when out has four column blocks or more,
 // each MR rows of a are first copied to a (K,MR) strip (MR·K copies against MR·N·K multiply-adds), so the inner
-// loop has one pointer and constant offsets (in wasm, MR row pointers with strides ran the tiny-char shapes at
-// 33-39 GFLOP/s, the strips at 38-44); a narrower out (the attention's (T,hs) products) reads its rows in place.
+// loop has one pointer and constant offsets (in wasm, MR row pointers with strides ran the tiny-char shapes slower
+// than the strips: docs/experiments.md, "Speed of the kernels"); a narrower out (the attention's (T,hs)
+// products) reads its rows in place.
 template <class T, bool ATRANS>
 void matmul_blocked(T* out, const T* a, int lda, const BView<T>& b, const T* bias, int M, int N, int K,
                     bool accumulate) {
@@ -349,8 +349,8 @@ void matmul_nn_times(T* out, const T* factor, const T* a, const T* b, int M, int
 // out (M,N) [+]= a (K,M)ᵀ · b (K,N). In a weight gradient K is the batch's tokens (1024 for tiny-char), so K is
 // walked in chunks of TN_CHUNK rows, each added to out: a chunk of a and b (128 × (M + N) floats, 160 kB for
 // mlp.fc's 256 + 64) is re-read by every column block of out from near caches, where the whole K streamed both
-// from further away. Measured on tiny-char's 256×64×1024 (best of 40, /tmp driver, 2026-11-23): wasm in node 34
-// -> 49-50 GFLOP/s, of a 55-57 ceiling; AVX-512 184 -> 205; chunks of 64 and 256 gave less. The sums are taken in
+// from further away. Faster on tiny-char's 256×64×1024 in wasm and natively; chunks of 64 and 256 gave less
+// (measured: docs/experiments.md, "Speed of the kernels"). The sums are taken in
 // another order than one pass (chunk by chunk), within the twins' tolerance for two orders.
 constexpr int TN_CHUNK = 128;
 template <class T>
@@ -370,9 +370,9 @@ void matmul_tn(T* out, const T* a, const T* b, int M, int N, int K, bool accumul
 // contiguous (kc,4) strip, a batch load and store per k, and that batch is added to colsum on its way: colsum's
 // lanes sum over k in order, the same bits as ref::column_sum_add. The kernel then reads the strip with constant
 // offsets instead of a's rows M apart (1 kB for mlp.fc's M = 256, which puts a chunk's 128 rows into 4 of L1's 64
-// sets). Measured in node (/tmp driver, best of 200, 2026-11-26): 256x64x1024 34.6 -> 36.7 GFLOP/s, 64x64x1024
-// and 65x64x1024 0-4% slower (this VM's noise is about 5%); in the Chromium worker's H = 4 step all dweight and
-// dbias rows together 7.10-7.54 -> 6.92-7.13 ms (three alternating runs). The product's sums are matmul_tn's,
+// sets). Faster for mlp.fc's 256x64x1024 in node, the narrower shapes within the machine's noise, and all dweight
+// and dbias rows of the Chromium worker's H = 4 step together faster (measured:
+// docs/experiments.md, "Speed of the kernels"). The product's sums are matmul_tn's,
 // bit for bit. Elsewhere (native: MR = 6 or 8 rows against 8 or 16 lanes) matmul_tn, then the sum.
 template <class T>
 constexpr bool tn_colsum_one_pass() {
@@ -487,8 +487,8 @@ void matmul_tn_causal(S* out, const S* a, const S* b, int T, int N, int ld, bool
 // which fold as literals. V8 builds a v128.const again at each use inside a loop (movq r10,imm64; vmovq;
 // vpunpcklqdq, seen with node --print-wasm-code), where a splat made before the loop stays in a register or is
 // reloaded from its spill slot. GELU's small path had eleven such constants per batch: in the Chromium worker the
-// forward GELU of an H = 4 step went from 1.15-1.29 to 0.74-0.85 ms (three alternating runs of
-// scripts/bench_chromium.mjs, 2026-11-26; in node 20's older V8 the /tmp driver gained 5%), bit for bit the same.
+// forward GELU of an H = 4 step got much faster, in node 20's older V8 a little, bit for bit the same (measured:
+// docs/experiments.md, "Speed of the kernels").
 template <class Values>
 const auto& constants_for_batches() {
 #if defined(__EMSCRIPTEN__)
@@ -539,8 +539,8 @@ inline xsimd::batch<float> floor_at(const xsimd::batch<float>& x, const xsimd::b
 // fewer instructions: k rounded by adding 1.5·2^23 (which leaves k in the sum's low bits) instead of SSE2's emulated
 // nearbyint, and 2^k built from those bits instead of a float -> int conversion. In V8's optimised code
 // (node --print-wasm-code) xsimd::exp in the softmax row was about 75 machine instructions per batch, this one
-// about 45. Measured in node with --no-liftoff (a /tmp driver, best of 2000 rounds): 6.2 -> 4.1 ns per batch; a
-// (64,64) head's causal softmax rows 5.4 -> 4.25 µs, with the two changes to the row below. Doubles take xsimd::exp.
+// about 45, and faster per batch in node, and a head's causal softmax rows with it, with the two changes to the row
+// below (measured: docs/experiments.md, "Speed of the kernels"). Doubles take xsimd::exp.
 // The softmax rows, whose arguments x − max are never positive, pass UPPER = false and skip the upper bound's
 // compare and select: for x <= 0 and NaN the result is the same bits.
 template <class T, bool UPPER = true>
@@ -626,7 +626,8 @@ inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u, const GeluConstants<
 // x = ±inf gives what the tanh form gives (+inf; NaN = −inf · 0 for −inf), and NaN stays NaN.
 
 // u = x (k + k·c x²), x2 = x²: with s, 1 − s = 0.5 ± 0.5 tanh u below, two multiplies and an add fewer per batch
-// than the formula as written (k (x + c x·x²), two fmas for s and 1 − s); GELU 4-6% faster on a /tmp driver in node
+// than the formula as written (k (x + c x·x²), two fmas for s and 1 − s); GELU faster on a /tmp driver in node
+// (measured: docs/experiments.md, "Speed of the kernels")
 template <class T>
 inline xsimd::batch<T> gelu_u(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, const GeluConstants<T>& c) {
     return x * xsimd::fma(c.kc, x2, c.k);
@@ -657,8 +658,8 @@ inline void gelu_sigma(const xsimd::batch<T>& u, xsimd::batch<T>& s, xsimd::batc
     // argument's multiple of ln 2 to an integer, out of range (undefined, UBSan reports it) for ±inf and huge
     // arguments (a NaN becomes one of the bounds, but x·s and gelu' stay NaN through x). exp_batch's float path
     // has no conversion and its own bounds give the same 0 and inf, so floats skip the clamp: in wasm it is two
-    // compares and two selects, and the batches that take exp ran 12.0 -> 9.5 ns without it (/tmp driver in
-    // node, 2026-11-24).
+    // compares and two selects, and the batches that take exp ran faster without it (measured:
+    // docs/experiments.md, "Speed of the kernels").
     batch e;
     if constexpr (std::is_same<T, float>::value) e = exp_batch(T(-2) * u);
     else e = exp_batch(xsimd::clip(T(-2) * u, batch(T(-1000)), batch(T(1000))));
@@ -691,13 +692,14 @@ inline xsimd::batch<T> gelu_grad(const xsimd::batch<T>& x, const xsimd::batch<T>
 }
 
 // twins of ref::gelu_forward_keep_grad and ref::gelu_backward_saved: the forward writes gelu and gelu' from one
-// σ(2u), the backward is a multiply. In an H = 4 step in wasm the two GELU passes took 1.5-1.9 ms, the backward
-// (which computed σ again, as ref::gelu_backward does) the larger part.
+// σ(2u), the backward is a multiply. In an H = 4 step in wasm the backward (which computed σ again, as
+// ref::gelu_backward does) was the larger part of the two GELU passes (measured:
+// docs/experiments.md, "Speed of the kernels").
 // The forward takes two batches at a time, with one test whether both are small: one branch per pair and two
-// independent chains through the polynomial; a pair that fails takes each batch either way with its u. /tmp
-// driver in node (--no-liftoff, 262144 floats, best of 300 with the caches flushed between, 2026-11-26): sd 0.1
-// (every batch small, as in the benchmark's steps) 336-341 -> 276-279 µs, sd 0.3 396 -> 316, sd 1 750 -> 710,
-// sd 3 761 -> 741; in the Chromium worker's H = 4 step 0.84-0.90 -> 0.79-0.82 ms.
+// independent chains through the polynomial; a pair that fails takes each batch either way with its u. Faster on
+// a /tmp driver in node at every spread of the inputs, most at the small ones (as in the benchmark's steps, where
+// every batch is small), and in the Chromium worker's H = 4 step (measured: docs/experiments.md, "Speed of the
+// kernels").
 template <class T>
 void gelu_forward_keep_grad(T* out, T* grad, const T* inp, int N) {
     using batch = xsimd::batch<T>;
@@ -817,8 +819,8 @@ inline void layernorm_forward_group(S* out, S* mean, S* rstd, const S* inp, cons
     }
 }
 
-// the rows in groups of four when W divides C (tiny-char's (1024,64) LayerNorm in node, /tmp driver, best of 2900
-// calls: 32 -> 21 µs; groups of two: 26), the rest one by one
+// the rows in groups of four when W divides C (faster than row by row and than groups of two on tiny-char's
+// (1024,64) LayerNorm in node: docs/experiments.md, "Speed of the kernels"), the rest one by one
 template <class S>
 void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
     constexpr int W = static_cast<int>(xsimd::batch<S>::size), R = 4;
@@ -918,8 +920,9 @@ inline S hmax(const xsimd::batch<S>& v) {
 // of T) take -inf in the max and exp(-1000) = 0 in the sum, and end as the exact 0 they must hold (-1000 is below
 // the least argument whose exp is not 0 in float and in double, and unlike exp(-inf) it keeps xsimd's double exp
 // clear of an out-of-range float -> integer conversion, which UBSan reports). Rows are short (t + 1 live entries),
-// so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node went
-// from 0.93-1.00 to 0.89-0.91 ms. Only where that batch would pass the row's end T is the rest scalar.
+// so most ended in a scalar tail through libm's exp: without it the forward softmax of an H = 4 step in node is
+// faster (measured: docs/experiments.md, "Speed of the kernels"). Only where that batch would pass the row's end T is
+// the rest scalar.
 template <class S>
 void softmax_causal_row(S* x, int n, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
@@ -968,8 +971,8 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
 // group's rows all end in the same batch: the whole batches up to t0 - t0 % W + W, the last partly live (row r:
 // its lanes below t0 + r + 1 - last). Each row is the same operations in the same order as softmax_causal_row, so
 // the same bits; what changes is that R rows' chains (max, exp and sum, the division) overlap, and that a group
-// pays the setup of one row. Measured on a /tmp driver in node (--no-liftoff, best of 100, 2026-11-24), the 64
-// heads of one H = 4 layer: 0.271-0.275 ms row by row, 0.244-0.247 grouped, bitwise the same outputs.
+// pays the setup of one row. Grouped, the 64 heads of one H = 4 layer ran faster than row by row in node, bitwise
+// the same outputs (measured: docs/experiments.md, "Speed of the kernels").
 // The max is taken over the raw scores and then scaled: for scale > 0 rounding is monotonic, so
 // fl(max x · scale) = max fl(x · scale), the max of the scaled row, and the scaled scores need no store.
 template <class S, int R>

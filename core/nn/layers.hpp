@@ -82,8 +82,8 @@ void linear_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
 // linear_backward of a Linear whose input was gelu(pre), with GELU's backward in its dinp pass:
 //   dpre = (dout · weight) ⊙ gelu'(pre)    (N,C), written; gelu_grad is gelu'(pre), kept by the forward
 // and dweight, dbias as linear_backward. The same bits as linear_backward into d(gelu(pre)) and then
-// gelu_backward_saved (matmul_nn_times), without d(gelu(pre)) written and read back: in the Chromium worker the
-// GELU backward pass took 0.26 ms of an H = 4 step.
+// gelu_backward_saved (matmul_nn_times), without d(gelu(pre)) written and read back. The GELU backward pass it
+// removes was measured in the Chromium worker's H = 4 step (docs/experiments.md, "Speed of the kernels").
 template <class S>
 void linear_backward_into_gelu(S* dpre, const S* gelu_grad, S* dweight, S* dbias, const S* dout, const S* inp,
                                const S* weight, int N, int C, int OC) {

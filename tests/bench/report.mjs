@@ -354,7 +354,7 @@ const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT me
 {
   // every share printed above: matmul shapes and training steps (both shares, and each step's), every platform.
   // Judged as printed, to the whole percent: a matmul that runs at the FP ports' limit ties the peak loop, and two
-  // best-of timings of one limit differ in the fourth digit (100.06% for a matmul in node on 2026-11-26).
+  // best-of timings of one limit differ in the fourth digit (measured: docs/experiments.md, "Speed of the kernels").
   const shares = present.flatMap((p) => [...(p.data.matmuls ?? []), ...(p.data.training ?? [])]
     .flatMap((e) => ['share_of_peak', 'share_of_peak_beside', 'share_of_peak_beside_max'].map((k) => e[k])
       .filter(Number.isFinite).map((s) => ({ p: p.title, e, s }))));

@@ -14,9 +14,9 @@ export const LONGER_STEPS = 2000;
 
 const SETTINGS = {
   minSteps: 10,  // a run's speed counts once it has trained this many steps
-  // before any run here: the default heads comparison in headless Chromium on an idle 2-core AMD EPYC VM, 36 runs of
-  // 300 steps × 16 × 64 tokens in 205.8 s from the click to the verdict, two at a time: 26,900 tokens/s per worker
-  // of wall time (node scripts/bench_page.mjs, 2026-11-26; docs/teaching.md, exercise 3)
+  // before any run here: the speed of the default heads comparison in headless Chromium on an idle 2-core AMD EPYC
+  // VM (36 runs of 300 steps × 16 × 64 tokens from the click to the verdict, two at a time), per worker of wall time
+  // (measured: docs/experiments.md, "Over seeds" and "Break it", "On the page"; docs/teaching.md, exercise 3)
   fallbackTokensPerSecond: 26900,
 };
 
