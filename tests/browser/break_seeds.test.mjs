@@ -154,7 +154,7 @@ test('Stop ends the runs and drops the waiting ones; no seed finished for every 
     assert.ok(statuses.every((s) => s === 'done'), JSON.stringify(statuses));
     // the cards are the first seeds' (2 settings); the later seeds never started
     assert.equal(await p.locator('#b-runs .variant-card').count(), 2);
-    assert.match(await p.textContent('#b-final'), /No seed was trained to the end of the schedule for every variant/);
+    assert.match(await p.textContent('#b-final'), /No seed was trained to the end of the schedule for canonical and every variant/);
     assert.equal(await p.locator('#b-final .seed-verdicts li').count(), 0);
   } finally {
     await p.close();

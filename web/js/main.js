@@ -10,7 +10,7 @@ import { setupInduction } from './panels/induction.js';
 import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
-import { RUN_EVENT } from './runs.js';
+import { RUN_EVENT } from './protocol.js';
 import { openRunStore, RunKeeper } from './run_store.js';
 import { completeProps, defaultState, HIDEABLE, propRange, props, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';

@@ -144,3 +144,38 @@ export function toWorker(worker, type, fields = {}, transfer = []) {
 export function fromWorker(scope, type, fields = {}, transfer = []) {
   post(scope, FROM_WORKER, type, fields, transfer);
 }
+
+// ---------------------------------------------------------------- what a Run tells its panel
+// Per event: true when it streams (it comes many times while a run trains and changes what is drawn, never the run's
+// state: a panel redraws for it at its own pace, and a comparison need not look at its slots); false when the run's
+// state may have changed (set up, ended, failed, blew up, restarted), which a comparison acts on at once.
+const RUN_EVENT_STREAMS = {
+  ready: false,        // the worker is set up: run.facts
+  status: false,       // started or paused from the page
+  restored: false,     // back at the last good snapshot after a blow-up: {fromStep}
+  died: false,         // the worker crashed: {reason, atStep, fromStep}; a new one starts from that snapshot
+  restarted: false,    // the new worker is set up: {fromStep}
+  failed: false,       // {error}: the run failed for good (run.status 'failed'), or one task of its worker did
+  progress: true,
+  val: true,
+  snapshot: true,
+  diverged: false,
+  done: false,
+  causality: false,
+  swap: false,
+  induction: true,
+  trace: true,
+  reset: false,        // sent by a panel, not by a Run: it replaced its runs (no run)
+};
+
+/**
+ * What a Run tells its panel (RunEvent.type), besides the run itself. The events named as worker messages
+ * (FROM_WORKER) follow one of them, after the Run has taken in its content (run.train, run.val, …).
+ */
+export const RUN_EVENT = names(RUN_EVENT_STREAMS);
+
+/**
+ * @param {string} type one of RUN_EVENT
+ * @returns {boolean} whether the event streams (RUN_EVENT_STREAMS)
+ */
+export const streams = (type) => RUN_EVENT_STREAMS[type] === true;

@@ -24,7 +24,7 @@
 // Where IndexedDB is missing or refused (a sandboxed frame without its own origin, some browsers from file://,
 // private mode, storage switched off or full), openRunStore resolves to a store whose `reason` says why, and the
 // page works as before without keeping anything.
-import { RUN_EVENT } from './runs.js';
+import { RUN_EVENT } from './protocol.js';
 
 /** The most the store holds, in bytes. */
 export const CAP_BYTES = 100 * 1024 * 1024;

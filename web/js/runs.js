@@ -3,7 +3,7 @@
 // continues from the last full snapshot, and the curves are kept. It speaks to its worker in the messages of
 // protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
 import { opaqueOrigin } from './data.js';
-import { checkMessage, FROM_WORKER, toWorker, TO_WORKER } from './protocol.js';
+import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
@@ -44,29 +44,6 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
  * @typedef {'starting'|'ready'|'running'|'paused'|'diverged'|'done'|'failed'|'restarting'} RunStatus
  * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */
-
-/**
- * What a Run tells its panel (RunEvent.type), besides the run itself. The events named as worker messages
- * (protocol.js FROM_WORKER) follow one of them, after the Run has taken in its content (run.train, run.val, …).
- */
-export const RUN_EVENT = Object.freeze({
-  ready: 'ready',              // the worker is set up: run.facts
-  status: 'status',            // started or paused from the page
-  restored: 'restored',        // back at the last good snapshot after a blow-up: {fromStep}
-  died: 'died',                // the worker crashed: {reason, atStep, fromStep}; a new one starts from that snapshot
-  restarted: 'restarted',      // the new worker is set up: {fromStep}
-  failed: FROM_WORKER.failed,  // {error}: the run failed for good (run.status 'failed'), or one task of its worker did
-  progress: FROM_WORKER.progress,
-  val: FROM_WORKER.val,
-  snapshot: FROM_WORKER.snapshot,
-  diverged: FROM_WORKER.diverged,
-  done: FROM_WORKER.done,
-  causality: FROM_WORKER.causality,
-  swap: FROM_WORKER.swap,
-  induction: FROM_WORKER.induction,
-  trace: FROM_WORKER.trace,
-  reset: 'reset',              // sent by a panel, not by a Run: it replaced its runs (no run)
-});
 
 /**
  * Starts a worker: a module worker where the origin allows it, else a classic worker from a blob URL that

@@ -8,14 +8,18 @@
 // Wiring only: every number and every verdict comes from the core in the workers or in the page's module.
 import { loadCorpus } from '../data.js';
 import { checkRun, compareVariants, constants } from '../engine.js';
-import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { Comparison, evalGrid, holdsSlot, seedMajor } from '../comparison.js';
+import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
+import { streams } from '../protocol.js';
+import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { measuredSpeed, runsEstimate } from './heads_budget.js';
 import { restoredMark } from '../views/saved_runs_view.js';
-import { outcomeWords, pairedCell, signed } from '../views/seed_words.js';
+import { WaitingCards } from '../views/waiting_cards.js';
+import { signed } from '../views/seed_words.js';
 
 const SETTINGS = {
   modelKeys: ['dModel', 'nHeads', 'nLayers', 'context', 'mlp'],  // tiny-char: the core's default model (constants().defaults)
@@ -106,8 +110,6 @@ const lesson = (variant) => LESSON[variant]
 
 const $ = (id) => document.getElementById(id);
 
-// a run takes one of the slots (one core each) from its set-up until it ends
-const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`);
 
 /**
@@ -123,12 +125,6 @@ export function breakPlan({ variants, seeds, steps, batch, slots }, measured) {
 }
 
 /**
- * @typedef {{variant: string, index: number, seed: number, key: string, label: string, settings: object,
- *            run: Run|null, cancelled: boolean}} Planned  one run: a variant's index-th seed; run: null while it
- *   waits for a free slot; cancelled: stopped before it started
- */
-
-/**
  * @param {object} app shared page state: { state, save(), readable(msg) }
  */
 export function setupBreak(app) {
@@ -140,19 +136,12 @@ export function setupBreak(app) {
   };
   const form = numberFields([[ui.steps, 'bsteps', 'Steps'], [ui.batch, 'bbatch', 'The batch B'], [ui.seed, 'bseed', 'The seed'],
     [ui.seeds, 'bseeds', 'Seeds per variant'], [ui.lr, 'blr', 'The learning rate']]);
-  const slots = Math.max(1, navigator.hardwareConcurrency || 1);
-  /** @type {Map<string, Run>} every run started, by key: a variant's first seed under the variant's name */
-  const runs = new Map();
-  // the comparison being trained: its variants (canonical first) and seeds as they were when Train was clicked
-  /** @type {{variants: string[], seeds: number, steps: number, text: string, evalSteps: number[], startedAt: number,
-   *           wall: number|null}|null} */
-  let comparison = null;
-  /** @type {Planned[]} in the order they start: every variant's first seed, then every second seed, … */
-  let plan = [];
-  let stopped = false;
-  let held = false;     // runs restored after a reload: nothing trains until "Continue" (ui.resume)
-  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
-  const keptEvent = app.keeper.watch('break', (e) => onEvent(e));
+  // the comparison being trained (comparison.js): its meta are the variants (canonical first) and seeds as they were
+  // when Train was clicked ({variants, seeds, steps, evalSteps}); its plan one entry per variant and seed (with
+  // variant); its runs by key, a variant's first seed under the variant's name. Runs taken back after a reload wait
+  // for "Continue" (ui.resume)
+  const comp = new Comparison({ panel: 'break', keeper: app.keeper, onEvent: (e) => onEvent(e) });
+  const { runs, slots } = comp;
   ui.resume = el('button', { type: 'button', class: 'button', id: 'b-resume', hidden: '' }, 'Continue the restored runs');
   ui.stop.after(ui.resume);
   // the core's variants besides canonical, in its order (the lesson's)
@@ -245,100 +234,60 @@ export function setupBreak(app) {
     } catch (e) {
       return showError(String(e.message ?? e));
     }
-    const old = [...runs.values()];
-    for (const r of old) r.dispose();
-    runs.clear();
     cards.clear();
     delete document.documentElement.dataset.breakit;
     const { bseeds: seeds, bseed } = app.state;
     const names = ['canonical', ...app.state.variants];
+    // the first seed keeps the variant's name as its key (its card, the causality check, the swap check)
+    const entries = seedMajor(names.map((v) => ({ variant: v, key: v, label: v })), seeds, bseed, (s, seed, index) =>
+      ({ ...settings, variant: s.variant, seed, causality: index === 0, swapCheck: s.variant === 'canonical' && index === 0 }));
     // the schedule's evaluation steps: the seeds' validation curves are compared there (SeedCurvesView)
-    const evalSteps = Array.from({ length: Math.floor(settings.steps / settings.evalEvery) + 1 }, (_, k) => k * settings.evalEvery);
-    if (evalSteps.at(-1) !== settings.steps) evalSteps.push(settings.steps);
-    comparison = { variants: names, seeds, steps: settings.steps, text, evalSteps, startedAt: performance.now(), wall: null };
-    plan = [];
-    for (let index = 0; index < seeds; ++index) {
-      for (const v of names) {
-        const seed = bseed + index;
-        // the first seed keeps the variant's name as its key (its card, the causality check, the swap check)
-        plan.push({ variant: v, index, seed, key: index ? `${v}-seed${seed}` : v, label: seeds > 1 ? `${v}, seed ${seed}` : v,
-          settings: { ...settings, variant: v, seed, causality: index === 0, swapCheck: v === 'canonical' && index === 0 },
-          run: null, cancelled: false });
-      }
-    }
-    stopped = false;
-    held = false;
-    app.keeper.replace('break', old, savedPlan());
-    restartNote = '';
-    fill();
+    comp.start({ entries, text, meta: { variants: names, seeds, steps: settings.steps, evalSteps: evalGrid(settings.steps, settings.evalEvery) } });
     draw();
   }
 
-  // starts queued runs while fewer runs than slots hold a core
-  function fill() {
-    if (stopped || held || !comparison) return;
-    let busy = [...runs.values()].filter((r) => BUSY.includes(r.status)).length;
-    for (const p of plan) {
-      if (busy >= slots) break;
-      if (p.run || p.cancelled) continue;
-      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent: keptEvent });
-      runs.set(p.key, p.run);
-      busy += 1;
-    }
-  }
-
   function onEvent(e) {
-    const { run, type } = e;
-    if (type === RUN_EVENT.ready) {
-      if (stopped) run.stop();
-      else if (!held) run.start();
-    }
     // the same failure of several runs is said once, naming the runs only when they differ
-    if (type === RUN_EVENT.failed) showError(failureSentence(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), app.readable));
-    if (type === RUN_EVENT.died) restartNote = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    const streaming = [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.trace].includes(type);
-    if (!streaming) fill();  // a run ended or failed: its slot is free
-    schedule(!streaming);
+    if (e.type === 'failed') showError(failureSentence(comp.entries(), app.readable));
+    schedule(!streams(e.type));
   }
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
-  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
 
   // ---------------------------------------------------------------- drawing
   function draw() {
     const all = [...runs.values()];
-    const queued = plan.filter((p) => !p.run && !p.cancelled).length;
+    const { held } = comp;
+    const queued = comp.queued();
     describePlan();  // the estimate follows this browser's speed as runs finish
     const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
     drawCharts(baseline);
     // the one status sentence and the buttons, from the run-state machine (run_state.js)
-    const st = panelStatus(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), {
+    const st = panelStatus(comp.entries(), {
       baseline, baselineName: 'the unigram guess', queued, held,
       paused: held ? 'Restored from this browser, paused: "Continue the restored runs" trains the rest.' : '',
-      training: `${Math.min(slots, plan.length)} at a time (one per core here)${queued ? `; ${queued} waiting` : ''}.`,
+      training: `${Math.min(slots, comp.plan.length)} at a time (one per core here)${queued ? `; ${queued} waiting` : ''}.`,
       wayBack: () => 'at this learning rate; Stop ends the comparison with what has trained',
       done: () => {
-        if (comparison.wall === null) {
-          comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
-          app.keeper.plan('break', savedPlan());
-        }
+        const wall = comp.ended();
         const trained = all.filter((r) => r.status === 'done').length;
-        return `Done: ${plural(trained, 'run')} (canonical and ${plural(comparison.variants.length - 1, 'variant')}, ` +
-          `${plural(comparison.seeds, 'seed')} each) in ${comparison.wall.toFixed(1)} s of wall time, ${Math.min(slots, plan.length)} at a time.`;
+        return `Done: ${plural(trained, 'run')} (canonical and ${plural(comp.meta.variants.length - 1, 'variant')}, ` +
+          `${plural(comp.meta.seeds, 'seed')} each) in ${wall.toFixed(1)} s of wall time, ${Math.min(slots, comp.plan.length)} at a time.`;
       } });
     ui.stop.disabled = !st.buttons.stop.enabled;
     ui.start.textContent = all.length ? 'Train again' : 'Train';
     ui.resume.hidden = !held;
-    const nodes = (comparison?.variants ?? []).map((v) => {
-      const first = plan.find((p) => p.variant === v && p.index === 0);
-      return first.run ? card(first.run) : waitingCard(first);
+    const nodes = (comp.meta?.variants ?? []).map((v) => {
+      const first = comp.plan.find((p) => p.variant === v && p.index === 0);
+      return first.run ? card(first.run) : waiting.card(first);
     });
     if (nodes.length !== ui.runs.children.length || nodes.some((n, i) => ui.runs.children[i] !== n)) ui.runs.replaceChildren(...nodes);
+    waiting.prune(comp.plan);
     drawSwap();
     ui.final.replaceChildren(...finalTable());
     // the worker sends the causality report and the swap check before 'done', so a done run has them
-    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.textContent = [comp.note, st.sentence].filter(Boolean).join(' ');
     ui.status.dataset.state = st.state;
     if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.breakit = 'done';
   }
@@ -346,9 +295,9 @@ export function setupBreak(app) {
   // one small chart per variant: its band over the seeds beside canonical's (the same on every chart)
   const charts = new Map();  // variant -> { figure, view }
   function drawCharts(baseline) {
-    const group = (v) => ({ label: v, seeds: comparison.seeds, runs: plan.filter((p) => p.variant === v && p.run).map((p) => p.run),
-      grid: comparison.evalSteps });
-    const shown = (comparison?.variants ?? []).slice(1);
+    const group = (v) => ({ label: v, seeds: comp.meta.seeds, runs: comp.plan.filter((p) => p.variant === v && p.run).map((p) => p.run),
+      grid: comp.meta.evalSteps });
+    const shown = (comp.meta?.variants ?? []).slice(1);
     const nodes = shown.map((v) => {
       let c = charts.get(v);
       if (!c) {
@@ -368,50 +317,32 @@ export function setupBreak(app) {
     for (const v of charts.keys()) if (!shown.includes(v)) charts.delete(v);
   }
 
-  // a run that counts in the comparison: trained to the end of its schedule, with a final validation loss
-  const finishedRun = (run) => run?.status === 'done' && run.stepsDone === run.settings.steps && Number.isFinite(run.val.loss.at(-1));
-
-  /** the core's comparison over the seeds every setting has finished, or null (with why) */
+  /** the paired seeds (seed_table.js) and the core's comparison of their final losses, or null before Train */
   function seedComparison() {
-    if (!comparison) return null;
-    const { variants: names, seeds } = comparison;
-    const entry = (v, index) => plan.find((p) => p.variant === v && p.index === index);
-    const complete = Array.from({ length: seeds }, (_, i) => i).filter((i) => names.every((v) => finishedRun(entry(v, i)?.run)));
-    if (!complete.length) return { complete };
-    const used = names.map((v) => complete.map((i) => entry(v, i).run));
-    const c = compareVariants(names, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), comparison.steps);
-    return { complete, used, c, seedList: complete.map((i) => entry(names[0], i).seed) };
+    if (!comp.active) return null;
+    const { variants: names, seeds } = comp.meta;
+    const paired = pairedSeeds(comp.plan, (p) => p.variant, names, seeds);
+    if (!paired.complete.length) return { paired };
+    const c = compareVariants(names, paired.used.map((rs) => rs.map((r) => r.val.loss.at(-1))), comp.meta.steps);
+    return { paired, c };
   }
 
   // the final table and the core's verdicts, in the lesson's terms, with the budget at which a symptom was measured
   function finalTable() {
     const sc = seedComparison();
     if (!sc) return [];
-    const training = plan.some((p) => !p.cancelled && !['done', 'failed'].includes(p.run?.status));
-    if (!sc.complete.length) {
-      if (![...runs.values()].some((r) => r.status === 'done')) return [];
-      return [el('p', { class: 'table-caption' }, training
-        ? 'The final numbers appear once canonical and every variant have finished the same seed.'
-        : 'No seed was trained to the end of the schedule for every variant, so there are no final numbers to compare.')];
+    const { paired, c } = sc;
+    if (!c) {
+      const why = noPairedSeed(paired, 'canonical and every variant');
+      return why ? [el('p', { class: 'table-caption' }, why)] : [];
     }
-    const { c, used, complete, seedList } = sc;
     if (!c.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
-    const names = comparison.variants, n = complete.length;
-    const rows = names.map((v, g) => {
-      const x = c.settings[g], d = c.toReference[g];
-      return [v, used[g][0].facts ? count(used[g][0].facts.params) : '–',
-        n > 1 ? `${x.mean.toFixed(3)} ± ${x.spread.toFixed(3)}` : x.mean.toFixed(3),
-        n > 1 ? `${x.min.toFixed(3)}–${x.max.toFixed(3)}` : '–',
-        g === 0 ? 'reference' : pairedCell(d, n), g === 0 ? '' : outcomeWords(d, c.margin)];
-    });
-    const left = comparison.seeds - n;
-    const caption = `Final validation loss after ${count(comparison.steps)} steps over ${plural(n, 'seed')} (${seedList.join(', ')}), ` +
-      'the same seeds for canonical and every variant: mean ± half the range, and the lowest to the highest seed. ' +
-      (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}.` : '');
+    const names = comp.meta.variants;
+    const rows = finalRows(names, paired.used, c);
+    const caption = `Final validation loss after ${count(comp.meta.steps)} steps ${seedsCaption(paired, comp.meta.seeds, 'canonical and every variant')}`;
     const verdicts = names.map((v, g) => (c.lessons[g] ? el('li', { 'data-variant': v },
       el('span', { class: 'lesson-verdict' }, c.lessons[g]), ...budgetNote(v, c, g)) : null)).filter(Boolean);
-    return [table(caption, ['variant', 'parameters', 'final validation loss', 'seeds: min–max',
-      'paired difference to canonical (95% interval)', 'verdict'], rows, { class: 'final-table', stack: true }),
+    return [table(caption, finalColumns('variant', 'canonical'), rows, { class: 'final-table', stack: true }),
     el('p', { class: 'verdicts-title' }, 'Against the lesson, judged by the core. ', el('span', { class: 'seed-rule' }, c.rule)),
     el('ul', { class: 'seed-verdicts' }, ...verdicts)];
   }
@@ -432,33 +363,22 @@ export function setupBreak(app) {
         cmd(Math.max(...m.steps)), ', docs/experiments.md).')];
     }
     const not = m.steps.filter((x) => !m.shows.includes(x));
-    const at = m.shows.find((x) => x > comparison.steps) ?? m.shows[0];
+    const at = m.shows.find((x) => x > comp.meta.steps) ?? m.shows[0];
     return [' ', el('span', { class: 'budget-note' }, `${said}it shows at ${list(m.shows)} steps${not.length ? ` (not at ${list(not, 'or')})` : ''}; `,
       cmd(at), ', docs/experiments.md',
-      m.shows.includes(BUDGETS.lesson) && comparison.steps !== BUDGETS.lesson ? `. The second budget above trains at ${count(BUDGETS.lesson)}.` : '.')];
+      m.shows.includes(BUDGETS.lesson) && comp.meta.steps !== BUDGETS.lesson ? `. The second budget above trains at ${count(BUDGETS.lesson)}.` : '.')];
   }
 
   const canonical = () => runs.get('canonical');
 
-  const waiting = new Map();  // Planned -> its card while it has no run
-  function waitingCard(p) {
-    let c = waiting.get(p);
-    if (!c) {
-      c = { facts: el('p', { class: 'run-facts' }) };
-      c.card = el('article', { class: 'run-card variant-card status-queued', 'data-run': p.key }, el('h3', {}, el('code', {}, p.variant)),
-        el('progress', { max: p.settings.steps, value: 0, 'aria-label': `${p.label}: waiting` }), c.facts);
-      waiting.set(p, c);
-    }
-    c.facts.textContent = p.cancelled ? 'not run: stopped before it started' : 'waiting for a free core';
-    return c.card;
-  }
+  const waiting = new WaitingCards({ tag: 'article', cardClass: 'variant-card', title: (p) => el('code', {}, p.variant) });
 
   // the seeds of a variant, as one line under its first seed's card
   function seedLine(variant) {
-    const mine = plan.filter((p) => p.variant === variant);
+    const mine = comp.plan.filter((p) => p.variant === variant);
     if (mine.length < 2) return '';
     const done = mine.filter((p) => p.run?.status === 'done').length;
-    const running = mine.filter((p) => p.run && BUSY.includes(p.run.status)).length;
+    const running = mine.filter((p) => p.run && holdsSlot(p.run)).length;
     const queued = mine.filter((p) => !p.run && !p.cancelled).length;
     return [`seeds ${mine[0].seed}–${mine.at(-1).seed}: ${done} done`, running ? `${running} training` : '', queued ? `${queued} waiting` : '']
       .filter(Boolean).join(', ');
@@ -491,14 +411,14 @@ export function setupBreak(app) {
       restoredMark(run),
       STATE_WORD[c.card.dataset.state],
       `step ${count(run.stepsDone)} / ${count(steps)}`,
-      comparison?.seeds > 1 ? `seed ${run.settings.seed}` : '',
+      comp.meta?.seeds > 1 ? `seed ${run.settings.seed}` : '',
       Number.isFinite(ms) ? `${ms.toFixed(1)} ms per step` : '',
       val !== undefined ? `val ${val.toFixed(3)}` : '',
     ].filter(Boolean).join(' · ');
     c.seeds.textContent = seedLine(run.key);
     c.badges.replaceChildren(...badges(run));
     const sc = seedComparison();
-    const g = comparison?.variants.indexOf(run.key) ?? -1;
+    const g = comp.meta?.variants.indexOf(run.key) ?? -1;
     const verdict = sc?.c?.ok && g > 0 ? sc.c.lessons[g] : '';
     const key = `${run.status}|${!!run.causality.init}|${!!run.causality.trained}|${run.error}|${canonical()?.status}|${run.sample.length}|${verdict}`;
     if (c.shown !== key) {
@@ -564,7 +484,7 @@ export function setupBreak(app) {
       if (r && !r.causal && d.outcome === 'effect' && d.mean < 0) {
         out.push(' Its loss is lower because it reads the characters it is asked to predict; the sample below is what it writes when the future is not there to read.');
       }
-    } else if (comparison?.seeds > 1) {
+    } else if (comp.meta?.seeds > 1) {
       out.push(' ', el('span', { class: 'muted' }, 'The loss is judged over the paired seeds once every variant has finished the same seeds (below the charts).'));
     }
     return out;
@@ -609,51 +529,21 @@ export function setupBreak(app) {
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- kept in this browser (run_store.js)
-  // the comparison as the browser keeps it (the runs are kept one by one); the shipped corpus is not copied
-  function savedPlan() {
-    const { text, startedAt, ...rest } = comparison;
-    return { comparison: rest, entries: plan.map(({ run, ...p }) => p) };
-  }
-
-  // the comparison this panel had before the reload, back: finished runs as they ended, training ones paused at
-  // their last full snapshot, queued ones waiting; "Continue the restored runs" trains the rest
+  // the comparison this panel had before the reload, back (comparison.js); "Continue the restored runs" trains the rest
   async function restore(records) {
-    const kept = new Map(records.filter((r) => r.kind === 'run').map((r) => [r.key, r.run]));
-    const saved = records.find((r) => r.kind === 'plan')?.plan;
-    if (runs.size || !saved) return;
-    let text;
     try {
-      text = await loadCorpus();
+      if (await comp.restore(records, loadCorpus)) draw();
     } catch (e) {
-      return showError(String(e.message ?? e));
+      showError(String(e.message ?? e));
     }
-    if (runs.size) return;  // the user started a comparison meanwhile
-    comparison = { ...saved.comparison, text, startedAt: performance.now() };
-    plan = saved.entries.map((p) => ({ ...p, run: kept.has(p.key) ? Run.restore({ ...kept.get(p.key), text }, keptEvent) : null }));
-    for (const p of plan) if (p.run) runs.set(p.key, p.run);
-    held = plan.some((p) => !p.cancelled && (!p.run || kept.get(p.key).status !== 'done'));
-    stopped = false;
-    draw();
   }
 
   // ---------------------------------------------------------------- events
   for (const inp of form.inputs) inp.addEventListener('input', read);
   ui.start.addEventListener('click', startAll);
-  ui.stop.addEventListener('click', () => {
-    stopped = true;
-    held = false;
-    for (const p of plan) if (!p.run) p.cancelled = true;
-    if (comparison) app.keeper.plan('break', savedPlan());
-    for (const r of runs.values()) r.stop();
-    draw();
-  });
+  ui.stop.addEventListener('click', () => { comp.stop(); draw(); });
 
-  ui.resume.addEventListener('click', () => {
-    held = false;
-    for (const r of runs.values()) r.start();
-    fill();
-    draw();
-  });
+  ui.resume.addEventListener('click', () => { comp.resume(); draw(); });
 
   return { show, restore, runs: () => [...runs.values()] };
 }

@@ -7,7 +7,10 @@
 // numbers and the verdicts come from the core, the pictures from the views.
 import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { Comparison, evalGrid, seedMajor } from '../comparison.js';
+import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
+import { RUN_EVENT, streams } from '../protocol.js';
+import { drawScheduler, Run, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
@@ -16,7 +19,7 @@ import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
-import { outcomeWords, pairedCell } from '../views/seed_words.js';
+import { WaitingCards } from '../views/waiting_cards.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -26,20 +29,11 @@ const SETTINGS = {
   drawMs: 250,             // redraw curves and progress at most this often while training
 };
 
-// a run takes one of the slots (one core each) from its set-up until it ends or blows up (then it waits for the user)
-const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
-
 // the head-size test's two budgets and its seeds (the "why" box in index.html states what they showed natively)
 const WHY = { early: 300, later: 1000, seeds: 4 };
 
 const $ = (id) => document.getElementById(id);
 const mib = (bytes) => bytes / 2 ** 20;
-
-/**
- * @typedef {{H: number, index: number, seed: number, key: string, label: string, settings: object,
- *            run: Run|null, cancelled: boolean}} Planned  one run of a comparison: head count H, its index-th seed;
- *   run: null while it waits for a free slot; cancelled: stopped before it started
- */
 
 /**
  * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, runsChanged(event), readable(msg) }
@@ -78,16 +72,10 @@ export function setupHeads(app) {
     show();
     app.save();
   });
-  // the comparison being trained: its head counts and seeds as they were when Train was clicked, the runs planned
-  /** @type {{heads: number[], seeds: number, text: string, evalSteps: number[], startedAt: number, wall: number|null,
-   *           slots: number}|null} */
-  let comparison = null;
-  /** @type {Planned[]} in the order they start: every H's first seed, then every H's second seed, … */
-  let plan = [];
-  let held = false;     // paused by the user: no queued run starts until Resume
-  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
-  const keptEvent = app.keeper.watch('heads', (e) => onEvent(e));
-  let stopped = false;  // Stop was clicked: a run that finishes setting up ends at once
+  // the comparison being trained (comparison.js): its meta are the head counts and seeds as they were when Train was
+  // clicked ({heads, seeds, evalSteps}); its plan one entry per H and seed (with H); its runs live in app.runs, where
+  // a loaded file's run ('upload') stays last
+  const comp = new Comparison({ panel: 'heads', keeper: app.keeper, runs: app.runs, keepLast: ['upload'], onEvent: (e) => onEvent(e) });
 
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
@@ -213,54 +201,17 @@ export function setupHeads(app) {
         return showError(String(e.message ?? e));
       }
     }
-    const old = runs();
-    for (const r of old) r.dispose();
-    app.runs.clear();
-    const { cseed } = app.state;
     const seeds = app.state[seedsKey()];
-    // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView)
-    const evalSteps = Array.from({ length: Math.floor(settings.steps / settings.evalEvery) + 1 }, (_, k) => k * settings.evalEvery);
-    if (evalSteps.at(-1) !== settings.steps) evalSteps.push(settings.steps);
-    comparison = { heads: [...heads], seeds, text, evalSteps, startedAt: performance.now(), wall: null,
-      slots: Math.max(1, navigator.hardwareConcurrency || 1) };
-    // seed-major: the first seed of every H trains first, so that the comparison fills in seed by seed
-    plan = [];
-    for (let index = 0; index < seeds; ++index) {
-      for (const H of heads) {
-        const seed = cseed + index;
-        // the first seed keeps the plain key and label: look inside (irun = H) and the file names use it
-        plan.push({ H, index, seed, key: index ? `H${H}-seed${seed}` : `H${H}`,
-          label: seeds > 1 ? `H = ${H}, seed ${seed}` : `H = ${H}`, settings: { ...settings, nHeads: H, seed },
-          run: null, cancelled: false });
-      }
-    }
-    held = false;
-    stopped = false;
-    app.keeper.replace('heads', old, savedPlan());
-    restartNote = '';
+    // the first seed of each H keeps the plain key and label: look inside (irun = H) and the file names use it
+    const entries = seedMajor(heads.map((H) => ({ H, key: `H${H}`, label: `H = ${H}` })), seeds, app.state.cseed,
+      (s, seed) => ({ ...settings, nHeads: s.H, seed }));
+    // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView); the shipped
+    // corpus is not kept with the plan, a pasted text is
+    comp.start({ entries, text, meta: { heads: [...heads], seeds, evalSteps: evalGrid(settings.steps, settings.evalEvery) },
+      keepText: !(text && text === corpusText) });
     delete document.documentElement.dataset.comparison;
     app.runsChanged({ type: RUN_EVENT.reset });
-    fill();
     draw();
-  }
-
-  // starts queued runs while fewer runs than slots are busy (an uploaded file's run counts while it trains)
-  function fill() {
-    if (held || stopped || !comparison) return;
-    let busy = runs().filter((r) => (r.key === 'upload' ? r.status === 'running' : BUSY.includes(r.status))).length;
-    for (const p of plan) {
-      if (busy >= comparison.slots) break;
-      if (p.run || p.cancelled) continue;
-      p.run = new Run({ key: p.key, label: p.label, settings: p.settings, text: comparison.text, onEvent: keptEvent });
-      app.runs.set(p.key, p.run);
-      busy += 1;
-    }
-    // a loaded file's run stays last in the list (look inside lists the runs in this order)
-    const upload = app.runs.get('upload');
-    if (upload) {
-      app.runs.delete('upload');
-      app.runs.set('upload', upload);
-    }
   }
 
   // where a loaded file's problems are said: this panel's alert, or the one beside the control that loaded it
@@ -298,7 +249,7 @@ export function setupHeads(app) {
     if (before) app.keeper.forgetRun('heads', before);
     const name = file.name.length > 40 ? `${file.name.slice(0, 39)}…` : file.name;
     // the file brings its own model (its sizes replace the form's when it is set up: onEvent)
-    const run = new Run({ key: 'upload', label: `file ${name}`, settings: own, text, checkpoint: bytes, onEvent: keptEvent });
+    const run = new Run({ key: 'upload', label: `file ${name}`, settings: own, text, checkpoint: bytes, onEvent: comp.onRunEvent });
     app.runs.set('upload', run);
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
@@ -311,30 +262,19 @@ export function setupHeads(app) {
       if (run.key === 'upload') {
         run.settings = { ...run.settings, nHeads: run.facts.nHeads, dModel: run.facts.dModel, nLayers: run.facts.nLayers, context: run.facts.context };
         run.label = `file (H = ${run.facts.nHeads})`;
-      } else if (stopped) {
-        run.stop();
-      } else if (!held) {
-        run.start();
       }
     }
     if (type === RUN_EVENT.failed) {
       // the same failure of several runs (an empty text) is said once, naming the runs only when they differ
       if (run.key === 'upload') uploadError(`${run.label}: ${e.error}`);
-      else showError(failureSentence(plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })), app.readable));
-    }
-    if (type === RUN_EVENT.died) {
-      restartNote = `The worker of ${run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
-        `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
+      else showError(failureSentence(comp.entries(), app.readable));
     }
     app.runsChanged(e);
-    const streaming = type === RUN_EVENT.progress || type === RUN_EVENT.val || type === RUN_EVENT.snapshot || type === RUN_EVENT.trace;
-    if (!streaming) fill();  // a run ended, failed or blew up: its slot is free
-    schedule(!streaming);
+    schedule(!streams(type));
   }
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
-  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
 
   // the guess the final losses are held against: the unigram (text) or uniform (offsets) loss, once a run knows it
   const baselineOf = () => {
@@ -347,8 +287,9 @@ export function setupHeads(app) {
     const all = runs();
     const upload = app.runs.get('upload') ?? null;
     const baseline = all.find((r) => r.facts)?.facts.baselineLoss ?? null;
-    const groups = (comparison?.heads ?? []).map((H) => ({ label: `H = ${H}`, seeds: comparison.seeds,
-      runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: comparison.evalSteps }));
+    const { plan, meta } = comp;
+    const groups = (meta?.heads ?? []).map((H) => ({ label: `H = ${H}`, seeds: meta.seeds,
+      runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: meta.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
     const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
     // the loss is per character of text, or per token of the offsets task (before any run is set up: the chosen task)
@@ -356,24 +297,19 @@ export function setupHeads(app) {
     curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline', unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
-    profiles.update((comparison?.heads ?? []).map((H) => {
+    profiles.update((meta?.heads ?? []).map((H) => {
       const p = plan.find((q) => q.H === H && q.index === 0);
       return { label: `H = ${H}, seed ${p?.seed}`, run: p?.run ?? null };
     }));
-    const queued = plan.filter((p) => !p.run && !p.cancelled).length;
+    const queued = comp.queued();
     // the one status sentence and the buttons, from the run-state machine (run_state.js)
-    const entries = [...plan.filter((p) => p.run).map((p) => ({ label: p.label, run: p.run })),
-      ...(upload ? [{ label: upload.label, run: upload }] : [])];
-    const at = comparison && entries.length > 1 ? `, ${comparison.slots} at a time` : '';
-    const st = panelStatus(entries, { ...baselineOf(), queued, held,
-      training: queued ? `${comparison.slots} at a time (one per core of this machine); ${queued} waiting.` : '',
+    const entries = [...comp.entries(), ...(upload ? [{ label: upload.label, run: upload }] : [])];
+    const at = comp.active && entries.length > 1 ? `, ${comp.slots} at a time` : '';
+    const st = panelStatus(entries, { ...baselineOf(), queued, held: comp.held,
+      training: queued ? `${comp.slots} at a time (one per core of this machine); ${queued} waiting.` : '',
       done: () => {
-        if (comparison && comparison.wall === null) {
-          comparison.wall = (performance.now() - comparison.startedAt) / 1000;  // from the click to the last run
-          app.keeper.plan('heads', savedPlan());
-        }
         const trained = all.filter((r) => r.status === 'done').length;
-        return `Done: ${plural(trained, 'run')} in ${(comparison?.wall ?? upload.wallSeconds).toFixed(1)} s of wall time${at}.`;
+        return `Done: ${plural(trained, 'run')} in ${(comp.active ? comp.ended() : upload.wallSeconds).toFixed(1)} s of wall time${at}.`;
       } });
     ui.pause.disabled = !st.buttons.pause.enabled;
     ui.pause.textContent = st.buttons.pause.label;
@@ -383,7 +319,7 @@ export function setupHeads(app) {
     ui.start.textContent = all.length ? 'Train again' : 'Train';
     drawCards(upload);
     drawFinal(upload);
-    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.textContent = [comp.note, st.sentence].filter(Boolean).join(' ');
     ui.status.dataset.state = st.state;
     if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.comparison = 'done';
   }
@@ -399,13 +335,14 @@ export function setupHeads(app) {
       replaceIfChanged(c, nodes);
       return c;
     };
-    const nodes = (comparison?.heads ?? []).map((H) => column(H, plan.filter((p) => p.H === H)
-      .map((p) => (p.run ? runCard(p.run, p.index === 0) : waitingCard(p)))));
+    const { plan, meta } = comp;
+    const nodes = (meta?.heads ?? []).map((H) => column(H, plan.filter((p) => p.H === H)
+      .map((p) => (p.run ? runCard(p.run, p.index === 0) : waiting.card(p)))));
     if (upload) nodes.push(column('upload', [runCard(upload, true)]));
     replaceIfChanged(ui.runs, nodes);
     const shown = new Set([...plan.map((p) => p.run), upload]);
     for (const r of cards.keys()) if (!shown.has(r)) cards.delete(r);
-    for (const p of waiting.keys()) if (p.run || !plan.includes(p)) waiting.delete(p);
+    waiting.prune(plan);
   }
 
   // replaces an element's children only when they differ (a button inside keeps its focus while the runs train on)
@@ -413,18 +350,7 @@ export function setupHeads(app) {
     if (nodes.length !== parent.children.length || nodes.some((n, i) => parent.children[i] !== n)) parent.replaceChildren(...nodes);
   }
 
-  const waiting = new Map();  // Planned -> its card while it has no run
-  function waitingCard(p) {
-    let c = waiting.get(p);
-    if (!c) {
-      c = { facts: el('p', { class: 'run-facts' }) };
-      c.card = el('div', { class: 'run-card status-queued', 'data-run': p.key }, el('h3', {}, p.label),
-        el('progress', { max: p.settings.steps, value: 0, 'aria-label': `${p.label}: waiting` }), c.facts);
-      waiting.set(p, c);
-    }
-    c.facts.textContent = p.cancelled ? 'not run: stopped before it started' : 'waiting for a free core';
-    return c.card;
-  }
+  const waiting = new WaitingCards({ title: (p) => p.label });
 
   // one card per run, updated in place
   const cards = new Map();
@@ -492,9 +418,7 @@ export function setupHeads(app) {
       // back after a reload from its last full snapshot: training goes on from there
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue from step ${run.stepsDone}`);
       b.addEventListener('click', () => {
-        held = false;
-        run.start();
-        fill();
+        comp.continueRun(run);
         draw();
       });
       out.push(b);
@@ -525,56 +449,35 @@ export function setupHeads(app) {
   // the samples (one per H: its first seed's) and the final table: per H the final validation loss over the seeds
   // that every H has finished, the paired difference to the first H, and the core's verdict on it
   function drawFinal(upload) {
-    const firsts = plan.filter((p) => p.index === 0 && p.run?.status === 'done' && p.run.sample)
-      .map((p) => ({ run: p.run, name: comparison.seeds > 1 ? `H = ${p.H} (seed ${p.seed})` : p.label }));
+    const firsts = comp.plan.filter((p) => p.index === 0 && p.run?.status === 'done' && p.run.sample)
+      .map((p) => ({ run: p.run, name: comp.meta.seeds > 1 ? `H = ${p.H} (seed ${p.seed})` : p.label }));
     if (upload?.status === 'done' && upload.sample) firsts.push({ run: upload, name: upload.label });
     ui.samples.replaceChildren(...firsts.map(({ run: r, name }) => el('figure', { class: 'sample' },
       el('figcaption', {}, `Sample from ${name} after ${r.stepsDone} steps`), el('pre', {}, r.sample))));
-    const nodes = comparison ? seedTable() : [];
+    const nodes = comp.active ? seedTable() : [];
     if (upload?.facts && upload.val.loss.length) nodes.push(uploadTable(upload));
     ui.final.replaceChildren(...nodes);
   }
 
-  // a run that counts in the comparison: trained to the end of its schedule, with a final validation loss
-  const finished = (run) => run?.status === 'done' && run.stepsDone === run.settings.steps && Number.isFinite(run.val.loss.at(-1));
-
   function seedTable() {
-    const { heads, seeds } = comparison;
-    const entry = (H, index) => plan.find((p) => p.H === H && p.index === index);
-    // the paired seeds: those every H has finished
-    const complete = Array.from({ length: seeds }, (_, i) => i).filter((i) => heads.every((H) => finished(entry(H, i)?.run)));
-    const training = plan.some((p) => !p.cancelled && !['done', 'failed'].includes(p.run?.status));
+    const { plan, meta: { heads, seeds } } = comp;
+    const paired = pairedSeeds(plan, (p) => p.H, heads, seeds);
+    const { complete, used } = paired;
     if (!complete.length) {
-      if (!plan.some((p) => p.run?.status === 'done')) return [];
-      return [el('p', { class: 'table-caption' }, training
-        ? 'The final numbers appear once every H has finished the same seed.'
-        : 'No seed was trained to the end of the schedule for every H, so there are no final numbers to compare.')];
+      const why = noPairedSeed(paired, 'every H');
+      return why ? [el('p', { class: 'table-caption' }, why)] : [];
     }
     const labels = heads.map((H) => `H = ${H}`);
-    const used = heads.map((H) => complete.map((i) => entry(H, i).run));
     const c = compareOverSeeds(labels, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), 0);
     if (!c.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     const n = complete.length;
-    const rows = heads.map((H, g) => {
-      const x = c.settings[g], d = c.toReference[g];
-      const time = used[g].reduce((t, r) => t + r.wallSeconds, 0) / n;
-      return [labels[g], used[g][0].facts ? count(used[g][0].facts.params) : '–',
-        n > 1 ? `${x.mean.toFixed(3)} ± ${x.spread.toFixed(3)}` : x.mean.toFixed(3),
-        n > 1 ? `${x.min.toFixed(3)}–${x.max.toFixed(3)}` : '–',
-        g === 0 ? 'reference' : pairedCell(d, n), g === 0 ? '' : outcomeWords(d, c.margin),
-        `${time.toFixed(1)} s`];
-    });
+    const rows = finalRows(labels, used, c).map((row, g) => [...row, `${(used[g].reduce((t, r) => t + r.wallSeconds, 0) / n).toFixed(1)} s`]);
     const same = new Set(used.map((rs) => rs[0].facts?.params)).size === 1;
-    const seedList = complete.map((i) => entry(heads[0], i).seed).join(', ');
-    const left = seeds - n;
-    const caption = `Final validation loss over ${plural(n, 'seed')} (${seedList}), the same ${n > 1 ? 'seeds' : 'seed'} for ` +
-      'every H: mean ± half the range, and the lowest to the highest seed. ' +
-      (left ? `${plural(left, 'more seed')} ${training ? 'to come' : 'left out (stopped or failed)'}. ` : '') +
-      (same ? 'The parameter counts are equal: the heads split D, they do not add weights.' : '');
+    const caption = `Final validation loss ${seedsCaption(paired, seeds, 'every H')}` +
+      (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
     const overTime = used[0][0].facts?.task === 'offsets' ? reachTable(labels, used) : [];
-    return [table(caption, ['heads', 'parameters', 'final validation loss', 'seeds: min–max',
-      `paired difference to ${labels[0]} (95% interval)`, 'verdict', 'time per run'], rows, { class: 'final-table', stack: true }),
+    return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
   }
@@ -613,35 +516,18 @@ export function setupHeads(app) {
   function showError(message) { showAlert(ui.error, message ? app.readable(message) : ''); }
 
   // ---------------------------------------------------------------- kept in this browser (run_store.js)
-  // the comparison as the browser keeps it: what rebuilds the plan after a reload (the runs are kept one by one);
-  // the shipped corpus is not copied (null), a pasted text is
-  function savedPlan() {
-    const { text, startedAt, ...rest } = comparison;
-    return { comparison: rest, text: text === corpusText && text ? null : text, entries: plan.map(({ run, ...p }) => p) };
-  }
-
-  // the runs this panel had before the reload, back: the comparison's plan with its runs (finished ones as they
-  // ended, training ones paused at their last full snapshot, queued ones waiting), and a loaded file's run
+  // the runs this panel had before the reload, back: the comparison (comparison.js) and a loaded file's run
   async function restore(records) {
-    const kept = new Map(records.filter((r) => r.kind === 'run').map((r) => [r.key, r.run]));
-    const saved = records.find((r) => r.kind === 'plan')?.plan;
-    if (runs().length || (!saved && !kept.has('upload'))) return;  // nothing kept, or the user started meanwhile
-    if (saved) {
-      let text = saved.text;
-      try {
-        text ??= await loadCorpus();
-      } catch (e) {
-        return showError(String(e.message ?? e));
-      }
-      if (runs().length) return;
-      comparison = { ...saved.comparison, text, startedAt: performance.now() };
-      plan = saved.entries.map((p) => ({ ...p, run: kept.has(p.key) ? Run.restore({ ...kept.get(p.key), text }, keptEvent) : null }));
-      for (const p of plan) if (p.run) app.runs.set(p.key, p.run);
-      // nothing trains until the user says so: Resume (or a card's Continue)
-      held = plan.some((p) => !p.cancelled && (!p.run || kept.get(p.key).status !== 'done'));
-      stopped = false;
+    const upload = records.find((r) => r.kind === 'run' && r.key === 'upload')?.run;
+    let back = false;
+    try {
+      back = await comp.restore(records, loadCorpus);
+    } catch (e) {
+      return showError(String(e.message ?? e));
     }
-    if (kept.has('upload')) app.runs.set('upload', Run.restore(kept.get('upload'), keptEvent));
+    // a loaded file's run comes back beside the comparison, or alone (not beside runs the user started meanwhile)
+    if (upload && (back || !app.runs.size)) app.runs.set('upload', Run.restore(upload, comp.onRunEvent));
+    else if (!back) return;
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
   }
@@ -650,7 +536,7 @@ export function setupHeads(app) {
   function csv() {
     const lines = ['run,heads,seed,step,train_loss,val_loss'];
     const upload = app.runs.get('upload');
-    for (const r of [...plan.map((p) => p.run).filter(Boolean), ...(upload ? [upload] : [])]) {
+    for (const r of [...comp.plan.map((p) => p.run).filter(Boolean), ...(upload ? [upload] : [])]) {
       const val = new Map(r.val.step.map((s, i) => [s, r.val.loss[i]]));
       const train = new Map(r.train.step.map((s, i) => [s, r.train.loss[i]]));
       const steps = [...new Set([...val.keys(), ...train.keys()])].sort((a, b) => a - b);
@@ -688,21 +574,8 @@ export function setupHeads(app) {
   ui.whyLater.addEventListener('click', () => trainWhy(WHY.later));
   ui.confirmGo.addEventListener('click', () => startAll(true));
   ui.confirmCancel.addEventListener('click', () => { ui.confirm.hidden = true; ui.start.focus(); });
-  ui.pause.addEventListener('click', () => {
-    const running = runs().some((r) => r.status === 'running');
-    held = running;
-    for (const r of runs()) if (running) r.pause(); else r.start();
-    fill();
-    draw();
-  });
-  ui.stop.addEventListener('click', () => {
-    stopped = true;
-    held = false;
-    for (const p of plan) if (!p.run) p.cancelled = true;
-    if (comparison) app.keeper.plan('heads', savedPlan());
-    runs().forEach((r) => r.stop());
-    draw();
-  });
+  ui.pause.addEventListener('click', () => { comp.togglePause(); draw(); });
+  ui.stop.addEventListener('click', () => { comp.stop(); draw(); });
   ui.csv.addEventListener('click', csv);
   ui.upload.addEventListener('change', () => { loadFile(ui.upload.files[0]); ui.upload.value = ''; });
   loadCorpus().then((t) => { corpusText = t; checkText(); }, () => {});

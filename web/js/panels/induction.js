@@ -5,7 +5,9 @@
 // against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
 // measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
 import { checkRun, constants } from '../engine.js';
-import { allReady, drawScheduler, Run, RUN_EVENT, stepsBetween } from '../runs.js';
+import { Comparison } from '../comparison.js';
+import { RUN_EVENT, streams } from '../protocol.js';
+import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, estimate, measuredSpeed } from './heads_budget.js';
 import { HeatmapView } from '../views/heatmap_view.js';
@@ -48,8 +50,10 @@ export function setupInduction(app) {
   };
   const maps = { L2: new HeatmapView($('n-map2'), { head: 0, title: '2 layers: best last-layer head' }),
     L1: new HeatmapView($('n-map1'), { head: 1, title: '1-layer control: best head' }) };
-  /** @type {Map<string, Run>} L2 (the model) and L1 (the control) */
-  const runs = new Map();
+  // the model (L2) and its control (L1), one comparison (comparison.js): both start together once both workers are
+  // set up (they share the cores from their first step); its runs by key
+  const comp = new Comparison({ panel: 'induction', keeper: app.keeper, slots: 2, together: true, onEvent: (e) => onEvent(e) });
+  const { runs } = comp;
   // "switch layer 0 off": off (pressed), the last reply ({ok, step, full, without}), a request under way
   const layer0 = { off: false, result: null, asking: false };
 
@@ -122,46 +126,28 @@ export function setupInduction(app) {
     }
     const model = runs.get('L2');
     if (model?.trained) timed = model;
-    const old = [...runs.values()];
-    for (const r of old) r.dispose();
-    runs.clear();
-    app.keeper.replace('induction', old, null);
     Object.assign(layer0, { off: false, result: null });
     delete document.documentElement.dataset.induction;
-    for (const [key, layers, label] of [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']]) {
-      runs.set(key, new Run({ key, label, settings: { ...settings, nLayers: layers }, text: '', onEvent: keptEvent }));
-    }
-    restartNote = '';
+    const entries = [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']].map(([key, layers, label]) =>
+      ({ key, label, index: 0, seed: settings.seed, settings: { ...settings, nLayers: layers } }));
+    comp.start({ entries, text: '', meta: {}, keepText: true });
     draw();
   }
 
-  const entries = () => [...runs.values()].map((r) => ({ label: r.label, run: r }));
-  let restartNote = '';  // a worker that died and was restarted: said before the status until the next Train
-  const streaming = [RUN_EVENT.progress, RUN_EVENT.val, RUN_EVENT.snapshot, RUN_EVENT.induction, RUN_EVENT.trace];
-
-  // both runs start together once both workers are set up (they share the cores from their first step)
   function onEvent(e) {
-    const { run, type } = e;
-    if (type === RUN_EVENT.ready && allReady(runs.values()) && ![...runs.values()].some((r) => r.restoredAt)) for (const r of runs.values()) r.start();
     // the same failure of both runs is said once
-    if (type === RUN_EVENT.failed) showError(failureSentence(entries(), app.readable));
-    if (type === RUN_EVENT.died) restartNote = `The worker of ${run.label} stopped (${e.reason}); restarted from step ${e.fromStep}.`;
-    schedule(!streaming.includes(type));
+    if (e.type === RUN_EVENT.failed) showError(failureSentence(comp.entries(), app.readable));
+    schedule(!streams(e.type));
     app.runsChanged?.(e);  // "Look inside" lists these runs too: it hears their events as it hears panel 4's
   }
-  // the runs' events, seen by the page's keeper too (saved in this browser: run_store.js)
-  const keptEvent = app.keeper.watch('induction', onEvent);
   // runs restored after a reload that were training: they wait for this button
   ui.resume = el('button', { type: 'button', class: 'button', id: 'n-resume', hidden: '' }, 'Continue the restored runs');
   ui.stop.after(ui.resume);
 
-  // the two runs this panel had before the reload, back (a finished one as it ended, a training one paused at its
-  // last full snapshot)
-  function restore(records) {
-    const kept = records.filter((r) => r.kind === 'run' && ['L2', 'L1'].includes(r.key));
-    if (runs.size || kept.length !== 2) return;
-    for (const r of kept.sort((a, b) => (a.key < b.key ? 1 : -1))) runs.set(r.key, Run.restore(r.run, keptEvent));
-    draw();
+  // the two runs this panel had before the reload, back (comparison.js: a finished one as it ended, a training one
+  // paused at its last full snapshot)
+  async function restore(records) {
+    if (await comp.restore(records, async () => '')) draw();
   }
 
 
@@ -182,8 +168,8 @@ export function setupInduction(app) {
     const base = model?.facts?.baselineLoss;
     // the one status sentence and the buttons, from the run-state machine (run_state.js); the baseline is the
     // uniform guess the loss chart shows, held against the final validation loss of the task
-    const restoredWaiting = [...runs.values()].some((r) => r.restoredAt && r.status === 'paused');
-    const st = panelStatus(entries(), { baseline: base ?? null, baselineName: 'the uniform guess',
+    const restoredWaiting = comp.held;
+    const st = panelStatus(comp.entries(), { baseline: base ?? null, baselineName: 'the uniform guess',
       paused: restoredWaiting ? 'Restored from this browser, paused: "Continue the restored runs" trains on.' : '',
       done: () => `Done in ${Math.max(...[...runs.values()].map((r) => r.wallSeconds)).toFixed(1)} s of wall time.` });
     ui.stop.disabled = !st.buttons.stop.enabled;
@@ -192,7 +178,7 @@ export function setupInduction(app) {
     ui.runs.replaceChildren(...[...runs.values()].map((r) => el('p', { class: 'run-facts', 'data-run': r.key, 'data-state': runState(r, base ?? null) },
       el('strong', {}, r.label), r.restoredAt ? ` · ${restoredMark(r)}` : '', ` · ${STATE_WORD[runState(r, base ?? null)]} · step ${count(r.stepsDone)} / ${count(r.settings.steps)}`,
       Number.isFinite(r.msPerStep()) ? ` · ${r.msPerStep().toFixed(1)} ms per step` : '')));
-    ui.status.textContent = [restartNote, st.sentence].filter(Boolean).join(' ');
+    ui.status.textContent = [comp.note, st.sentence].filter(Boolean).join(' ');
     ui.status.dataset.state = st.state;
     if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.induction = 'done';
     showEstimate();  // this browser's speed, once a run has trained
@@ -345,11 +331,8 @@ export function setupInduction(app) {
   ui.confirmGo.addEventListener('click', () => startAll(true));
   ui.confirmCancel.addEventListener('click', () => { ui.confirm.hidden = true; ui.start.focus(); });
   ui.layer0.addEventListener('click', toggleLayer0);
-  ui.stop.addEventListener('click', () => { for (const r of runs.values()) r.stop(); });
-  ui.resume.addEventListener('click', () => {
-    for (const r of runs.values()) r.start();
-    draw();
-  });
+  ui.stop.addEventListener('click', () => comp.stop());
+  ui.resume.addEventListener('click', () => { comp.resume(); draw(); });
 
   return { show, restore, runs: () => [...runs.values()] };
 }

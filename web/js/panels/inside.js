@@ -3,7 +3,7 @@
 // snapshots; below, every head's scores over training (the core's head trace, posted by the worker at every
 // evaluation). Every request goes to the run's worker (its inspector), so the page never computes attention itself.
 import { constants } from '../engine.js';
-import { RUN_EVENT } from '../runs.js';
+import { RUN_EVENT } from '../protocol.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { download, el, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';

@@ -1,0 +1,190 @@
+// The comparison engine (web/js/comparison.js) on its own, in node: no browser, no worker. Its runs are test doubles
+// with a Run's controls and statuses (runs.js), driven by hand: set up, trained, done; the keeper records what would
+// be kept. The same engine with real workers in Chromium: seeds.test.mjs, persist.test.mjs, lab.test.mjs.
+//   node --test --test-reporter=spec tests/browser/comparison.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Comparison, evalGrid, seedMajor } from '../../web/js/comparison.js';
+import { RUN_EVENT, streams } from '../../web/js/protocol.js';
+
+// a run as the engine sees it: a status, start/pause/stop/dispose; ready() and end() play its worker's part
+class FakeRun {
+  constructor(p, onEvent, status = 'starting') {
+    Object.assign(this, { key: p.key, label: p.label, settings: p.settings, onEvent, status, calls: [] });
+  }
+  say(type, more = {}) { this.onEvent({ type, run: this, ...more }); }
+  ready() { this.status = 'ready'; this.say(RUN_EVENT.ready); }
+  start() { this.calls.push('start'); if (['ready', 'paused'].includes(this.status)) this.status = 'running'; }
+  pause() { this.calls.push('pause'); if (this.status === 'running') this.status = 'paused'; }
+  stop() { this.calls.push('stop'); }
+  end(status = 'done') { this.status = status; this.say(status === 'done' ? RUN_EVENT.done : RUN_EVENT.failed); }
+  dispose() { this.calls.push('dispose'); }
+}
+
+function setup(o = {}) {
+  const kept = { replaced: [], plans: [] };
+  const keeper = {
+    watch: (panel, onEvent) => (e) => onEvent(e),
+    replace: (panel, old, plan) => kept.replaced.push({ panel, old: [...old], plan: structuredClone(plan) }),
+    plan: (panel, plan) => kept.plans.push(structuredClone(plan)),
+  };
+  const heard = [];
+  const made = [];
+  const comp = new Comparison({ panel: 'test', keeper, slots: 2, onEvent: (e) => heard.push(e.type),
+    makeRun: (p, text, on) => { const r = new FakeRun(p, on); r.text = text; made.push(r); return r; },
+    restoreRun: (saved, on) => { const r = new FakeRun(saved, on, 'restarting'); r.saved = saved; made.push(r); return r; },
+    ...o });
+  return { comp, kept, heard, made };
+}
+
+const three = (seeds = 2) => seedMajor(['a', 'b', 'c'].map((k) => ({ key: k, label: k.toUpperCase(), name: k })), seeds, 7,
+  (s, seed, index) => ({ name: s.name, seed, first: index === 0 }));
+
+test('seedMajor plans every setting\'s first seed, then every second seed; the first seed keeps the plain key', () => {
+  const e = three();
+  assert.deepEqual(e.map((p) => p.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8', 'c-seed8']);
+  assert.deepEqual(e.map((p) => p.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8', 'B, seed 8', 'C, seed 8']);
+  assert.deepEqual(e[4].settings, { name: 'b', seed: 8, first: false });
+  assert.equal(e[4].name, 'b');  // the setting's own fields ride along
+  assert.deepEqual(seedMajor([{ key: 'a', label: 'A' }], 1, 3, () => ({})).map((p) => p.label), ['A']);  // one seed: no "seed" in the label
+});
+
+test('evalGrid: every `every` steps, and the end when it is not on the grid', () => {
+  assert.deepEqual(evalGrid(100, 25), [0, 25, 50, 75, 100]);
+  assert.deepEqual(evalGrid(110, 25), [0, 25, 50, 75, 100, 110]);
+});
+
+test('streams: the events that come many times while a run trains, and no state change among them', () => {
+  for (const t of ['progress', 'val', 'snapshot', 'trace', 'induction']) assert.ok(streams(t), t);
+  for (const t of ['ready', 'done', 'failed', 'diverged', 'died', 'restarted', 'status', 'reset', 'restored']) assert.ok(!streams(t), t);
+  for (const t of Object.values(RUN_EVENT)) assert.equal(typeof streams(t), 'boolean');
+});
+
+test('as many runs as slots train, the rest wait; a run that ends frees its slot for the next in the plan', () => {
+  const { comp, made, heard } = setup();
+  comp.start({ entries: three(), text: 'the text', meta: { what: 1 } });
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b']);
+  assert.equal(comp.queued(), 4);
+  assert.equal(made[0].text, 'the text');
+  made[0].ready();
+  assert.equal(made[0].status, 'running');  // set up: it starts
+  made[0].say(RUN_EVENT.progress);          // streaming: no new run
+  assert.equal(made.length, 2);
+  made[0].end();
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
+  made[1].end('failed');                    // a failed run frees its slot too
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8']);
+  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8']);
+  assert.deepEqual(heard, ['ready', 'progress', 'done', 'failed']);  // every event reaches the panel
+});
+
+test('a run outside the plan holds a slot only while it trains; keepLast keeps it after the planned runs', () => {
+  const runs = new Map();
+  const { comp, made } = setup({ runs, keepLast: ['upload'] });
+  const upload = { status: 'running', key: 'upload', stop() {}, start() {}, pause() {}, dispose() {} };
+  comp.start({ entries: three(1), text: '', meta: {} });
+  runs.set('upload', upload);
+  made[0].end();
+  assert.equal(made.length, 2);             // a and b were planned; a ended, but the file's run trains: still two busy
+  upload.status = 'ready';
+  made[1].end();
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
+  assert.deepEqual([...runs.keys()], ['a', 'b', 'c', 'upload']);
+});
+
+test('Pause holds the runs and the queue; Resume starts them again and fills the slots', () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(), text: '', meta: {} });
+  made[0].ready();
+  comp.togglePause();
+  assert.ok(comp.held);
+  assert.equal(made[0].status, 'paused');
+  made[1].ready();                          // set up while held: it waits
+  assert.equal(made[1].status, 'ready');
+  made[0].end();                            // a slot frees while held: nothing new starts
+  assert.equal(made.length, 2);
+  comp.togglePause();                       // nothing runs: this is Resume
+  assert.ok(!comp.held);
+  assert.equal(made[1].status, 'running');
+  assert.equal(made.length, 3);
+});
+
+test('Stop ends every run, cancels the queued ones, keeps the plan; a run set up afterwards ends at once', () => {
+  const { comp, made, kept } = setup();
+  comp.start({ entries: three(), text: '', meta: {} });
+  comp.stop();
+  assert.ok(made.every((r) => r.calls.includes('stop')));
+  assert.equal(comp.queued(), 0);
+  assert.deepEqual(kept.plans.at(-1).entries.map((p) => p.cancelled), [false, false, true, true, true, true]);
+  made[0].calls.length = 0;
+  made[0].ready();
+  assert.deepEqual(made[0].calls, ['stop']);
+  made[0].end();
+  assert.equal(made.length, 2);             // nothing queued starts after Stop
+});
+
+test('together: the planned runs start at once when every one is set up', () => {
+  const { comp, made } = setup({ together: true });
+  comp.start({ entries: three(1).slice(0, 2), text: '', meta: {} });
+  made[0].ready();
+  assert.equal(made[0].status, 'ready');
+  made[1].ready();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running']);
+});
+
+test('a new comparison disposes of the runs so far and tells the keeper to drop them; a died run leaves a note', () => {
+  const { comp, made, kept } = setup();
+  comp.start({ entries: three(), text: 'x', meta: { n: 1 } });
+  made[0].say(RUN_EVENT.died, { atStep: 40, reason: 'it crashed', fromStep: 30 });
+  assert.match(comp.note, /^The worker of A, seed 7 stopped unexpectedly at step 40 \(it crashed\)\. It was restarted from its snapshot at step 30/);
+  const first = made.slice();
+  comp.start({ entries: three(1), text: 'y', meta: { n: 2 } });
+  assert.ok(first.every((r) => r.calls.includes('dispose')));
+  assert.equal(comp.note, '');
+  assert.deepEqual(kept.replaced[1].old.map((r) => r.key), ['a', 'b']);
+  assert.deepEqual(kept.replaced[1].plan.comparison, { n: 2, slots: 2, wall: null });
+  assert.equal(kept.replaced[1].plan.text, null);  // not kept with the plan unless asked
+});
+
+test('ended takes the wall time once and keeps the plan with it', () => {
+  const { comp, kept } = setup();
+  comp.start({ entries: three(1), text: '', meta: {} });
+  const wall = comp.ended();
+  assert.ok(wall >= 0);
+  assert.equal(comp.ended(), wall);
+  assert.equal(kept.plans.length, 1);
+  assert.equal(kept.plans[0].comparison.wall, wall);
+});
+
+test('restore: the plan back with its kept runs, queued ones waiting; held until resumed unless every run was done', async () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(), text: 'pasted', meta: { m: 3 }, keepText: true });
+  const saved = comp.saved();
+  const records = [{ kind: 'plan', plan: structuredClone(saved) },
+    { kind: 'run', key: 'a', run: { key: 'a', label: 'A, seed 7', status: 'done' } },
+    { kind: 'run', key: 'b', run: { key: 'b', label: 'B, seed 7', status: 'paused' } }];
+  const again = setup();
+  assert.equal(await again.comp.restore(records, async () => assert.fail('the pasted text was kept')), true);
+  assert.deepEqual(again.made.map((r) => [r.key, r.saved.text]), [['a', 'pasted'], ['b', 'pasted']]);
+  assert.deepEqual(again.comp.meta, { m: 3, slots: 2, wall: null });
+  assert.equal(again.comp.queued(), 4);
+  assert.ok(again.comp.held);
+  again.made[0].status = 'done';          // their workers set up: as they were kept
+  again.made[1].status = 'paused';
+  again.comp.resume();
+  assert.equal(again.made[1].status, 'running');
+  assert.equal(again.made.length, 3);       // the queue fills again: one slot was free
+  // a comparison already on the page is not replaced; a plan without its text loads it
+  assert.equal(await comp.restore(records, async () => ''), false);
+  assert.equal(made.length, 2);
+  const shipped = setup();
+  const plain = { ...structuredClone(saved), text: null };
+  assert.equal(await shipped.comp.restore([{ kind: 'plan', plan: plain }], async () => 'loaded'), true);
+  assert.equal(shipped.comp.text, 'loaded');
+  assert.ok(shipped.comp.held);             // nothing of it trained yet: it waits for the user
+  const done = setup();
+  assert.equal(await done.comp.restore([{ kind: 'plan', plan: { ...plain, entries: plain.entries.slice(0, 1) } },
+    records[1]], async () => ''), true);
+  assert.ok(!done.comp.held);               // every run was done: nothing to hold
+  assert.equal(await setup().comp.restore([records[1]], async () => ''), false);  // no plan: nothing taken back
+});

@@ -1,0 +1,260 @@
+// One comparison: the runs a panel planned (a setting × a seed each), as many training at once as there are slots
+// (one per core) and the rest queued, held or stopped by the user, kept in this browser as they train (run_store.js)
+// and taken back after a reload. Heads, Break it and Induction heads each hold one; a panel keeps its form, its
+// drawing and its tables. The comparison acts on its runs' events (a run set up starts, a slot freed starts the
+// next) and passes every event on to the panel. No DOM in this file.
+import { RUN_EVENT, streams } from './protocol.js';
+import { allReady, Run } from './runs.js';
+
+// a run holds one of the slots from its set-up until it ends, fails or blows up (then it waits for the user)
+const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
+
+/**
+ * @param {{status: string}} run
+ * @returns {boolean} the run holds one of its comparison's slots (it is set up, trains or is paused)
+ */
+export const holdsSlot = (run) => BUSY.includes(run.status);
+
+/**
+ * @typedef {{key: string, label: string, settings: object, index: number, seed: number, run: Run|null,
+ *            cancelled: boolean, [field: string]: any}} Planned  one run of the comparison: its index-th seed; run:
+ *   null while it waits for a free slot; cancelled: stopped before it started. A panel's own fields (H, variant)
+ *   ride along and are kept with the plan.
+ * @typedef {{watch: (panel: string, onEvent: (e: object) => void) => (e: object) => void,
+ *            replace: (panel: string, oldRuns: Iterable<Run>, plan: object|null) => void,
+ *            plan: (panel: string, plan: object) => void}} Keeper  run_store.js RunKeeper's part used here
+ */
+
+/**
+ * The runs of a comparison in the order they start, seed-major: every setting's first seed, then every setting's
+ * second seed, … (the comparison fills in seed by seed). The first seed keeps the setting's own key and label (a
+ * panel's cards, Look inside and the file names use them); later seeds add theirs.
+ * @param {{key: string, label: string, [field: string]: any}[]} settings one per setting (its own fields ride along)
+ * @param {number} seeds seeds per setting
+ * @param {number} firstSeed
+ * @param {(setting: object, seed: number, index: number) => object} settingsOf the run's settings
+ * @returns {Omit<Planned, 'run'|'cancelled'>[]}
+ */
+export function seedMajor(settings, seeds, firstSeed, settingsOf) {
+  const out = [];
+  for (let index = 0; index < seeds; ++index) {
+    const seed = firstSeed + index;
+    for (const s of settings) {
+      out.push({ ...s, index, seed, key: index ? `${s.key}-seed${seed}` : s.key,
+        label: seeds > 1 ? `${s.label}, seed ${seed}` : s.label, settings: settingsOf(s, seed, index) });
+    }
+  }
+  return out;
+}
+
+/**
+ * The steps at which a schedule measures its validation loss: every `every` steps and at the end. Runs of one
+ * comparison share them, so their curves can be compared point by point (SeedCurvesView).
+ * @param {number} steps
+ * @param {number} every
+ * @returns {number[]}
+ */
+export function evalGrid(steps, every) {
+  const grid = Array.from({ length: Math.floor(steps / every) + 1 }, (_, k) => k * every);
+  if (grid.at(-1) !== steps) grid.push(steps);
+  return grid;
+}
+
+export class Comparison {
+  /**
+   * @param {object} o
+   * @param {string} o.panel the run store's name for the panel's runs ('heads', 'break', 'induction')
+   * @param {Keeper} o.keeper
+   * @param {(e: object) => void} o.onEvent the panel's handler: every event of its runs, after the comparison acted
+   * @param {Map<string, Run>} [o.runs] where the runs live by key: shared with other runs of the panel (a loaded
+   *   file's, which counts against the slots only while it trains); a new map by default
+   * @param {number} [o.slots] runs at once (one per core by default)
+   * @param {boolean} [o.together] the planned runs start together, once every one of them is set up
+   * @param {string[]} [o.keepLast] keys of runs outside the plan kept after the planned ones in `runs` (its order is
+   *   the order the page lists the runs in)
+   * @param {(p: Planned, text: string, onEvent: (e: object) => void) => Run} [o.makeRun] a new run for a planned one
+   * @param {(saved: object, onEvent: (e: object) => void) => Run} [o.restoreRun] a kept run back (Run.restore)
+   */
+  constructor({ panel, keeper, onEvent, runs = new Map(), slots = Math.max(1, globalThis.navigator?.hardwareConcurrency || 1),
+    together = false, keepLast = [], makeRun = (p, text, on) => new Run({ key: p.key, label: p.label, settings: p.settings, text, onEvent: on }),
+    restoreRun = (saved, on) => Run.restore(saved, on) }) {
+    this.panel = panel;
+    this.keeper = keeper;
+    this.runs = runs;
+    this.slots = slots;
+    this.together = together;
+    this.keepLast = keepLast;
+    this.makeRun = makeRun;
+    this.restoreRun = restoreRun;
+    this.panelEvent = onEvent;
+    /** @type {Planned[]} */
+    this.plan = [];
+    /** the panel's description of the comparison (kept with the plan), with wall: the seconds from the click to the
+     *  last run's end, once it ended (null before) */
+    this.meta = null;
+    this.text = '';
+    this.keepText = false;  // the text is kept with the plan (a pasted one); else the panel loads it again
+    this.startedAt = 0;
+    this.held = false;      // paused by the user, or taken back after a reload: no run starts until resumed
+    this.stopped = false;   // Stop: a run that finishes setting up ends at once, no queued run starts
+    this.note = '';         // a worker that died and was restarted: said until the next comparison
+    this.onRunEvent = keeper.watch(panel, (e) => this.#heard(e));
+  }
+
+  /** @returns {boolean} a comparison was started or taken back */
+  get active() { return this.meta !== null; }
+
+  /**
+   * Starts a comparison: the panel's runs so far (every run in `runs`) are disposed of and no longer kept; the
+   * planned ones start as slots allow.
+   * @param {{entries: Omit<Planned, 'run'|'cancelled'>[], text: string, meta: object, keepText?: boolean}} c
+   */
+  start({ entries, text, meta, keepText = false }) {
+    const old = [...this.runs.values()];
+    for (const r of old) r.dispose();
+    this.runs.clear();
+    this.plan = entries.map((p) => /** @type {Planned} */ ({ ...p, run: null, cancelled: false }));
+    this.meta = { ...meta, slots: this.slots, wall: null };
+    this.text = text;
+    this.keepText = keepText;
+    this.startedAt = performance.now();
+    this.held = false;
+    this.stopped = false;
+    this.note = '';
+    this.keeper.replace(this.panel, old, this.saved());
+    this.fill();
+  }
+
+  /** Starts queued runs while fewer than `slots` runs hold one (a run outside the plan holds one while it trains). */
+  fill() {
+    if (this.held || this.stopped || !this.active) return;
+    const planned = new Set(this.plan.map((p) => p.run));
+    let busy = [...this.runs.values()].filter((r) => (planned.has(r) ? holdsSlot(r) : r.status === 'running')).length;
+    for (const p of this.plan) {
+      if (busy >= this.slots) break;
+      if (p.run || p.cancelled) continue;
+      p.run = this.makeRun(p, this.text, this.onRunEvent);
+      this.runs.set(p.key, p.run);
+      busy += 1;
+    }
+    for (const key of this.keepLast) {
+      const r = this.runs.get(key);
+      if (r) {
+        this.runs.delete(key);
+        this.runs.set(key, r);
+      }
+    }
+  }
+
+  // a run of the comparison: set up, it starts (or ends, after Stop); a change of state frees or takes a slot
+  #heard(e) {
+    const entry = e.run ? this.plan.find((p) => p.run === e.run) : null;
+    if (entry && e.type === RUN_EVENT.ready) {
+      if (this.stopped) e.run.stop();
+      else if (!this.held) this.#startReady(e.run);
+    }
+    if (entry && e.type === RUN_EVENT.died) {
+      this.note = `The worker of ${e.run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
+        `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
+    }
+    if (!streams(e.type)) this.fill();
+    this.panelEvent(e);
+  }
+
+  #startReady(run) {
+    if (!this.together) return run.start();
+    const planned = this.plan.map((p) => p.run);
+    if (planned.every(Boolean) && allReady(planned)) for (const r of planned) r.start();
+  }
+
+  /** Pause or Resume: holds every run that trains (and the queue), or starts them all again. */
+  togglePause() {
+    const running = [...this.runs.values()].some((r) => r.status === 'running');
+    if (running) {
+      this.held = true;
+      for (const r of this.runs.values()) r.pause();
+    } else {
+      this.resume();
+    }
+  }
+
+  /** Trains on: every run that can start does, and the queue fills again. */
+  resume() {
+    this.held = false;
+    for (const r of this.runs.values()) r.start();
+    this.fill();
+  }
+
+  /** Trains one run on (a run taken back after a reload, paused at its snapshot): the hold ends, the queue fills. */
+  continueRun(run) {
+    this.held = false;
+    run.start();
+    this.fill();
+  }
+
+  /** Stop: every run ends now (a last measurement and a sample), the runs still queued are not run. */
+  stop() {
+    this.stopped = true;
+    this.held = false;
+    for (const p of this.plan) if (!p.run) p.cancelled = true;
+    if (this.active) this.keeper.plan(this.panel, this.saved());
+    for (const r of this.runs.values()) r.stop();
+  }
+
+  /** @returns {number} the runs still waiting for a slot */
+  queued() {
+    return this.plan.filter((p) => !p.run && !p.cancelled).length;
+  }
+
+  /** @returns {{label: string, run: Run}[]} the planned runs that have a worker, for run_state.js */
+  entries() {
+    return this.plan.filter((p) => p.run).map((p) => ({ label: p.label, run: /** @type {Run} */ (p.run) }));
+  }
+
+  /**
+   * The comparison has ended (every run done, failed or stopped): its wall time from the click to the last run's
+   * end, taken once, and the plan kept with it.
+   * @returns {number} seconds
+   */
+  ended() {
+    if (this.meta.wall === null) {
+      this.meta.wall = (performance.now() - this.startedAt) / 1000;
+      this.keeper.plan(this.panel, this.saved());
+    }
+    return this.meta.wall;
+  }
+
+  /**
+   * The comparison as the browser keeps it: what rebuilds the plan after a reload (the runs are kept one by one).
+   * text: the text when it is kept with the plan (a pasted one), else null (the panel loads it again).
+   * @returns {{comparison: object, text: string|null, entries: object[]}}
+   */
+  saved() {
+    return { comparison: this.meta, text: this.keepText ? this.text : null, entries: this.plan.map(({ run, ...p }) => p) };
+  }
+
+  /**
+   * The comparison this panel had before the reload, back: finished runs as they ended, training ones paused at
+   * their last full snapshot, queued ones waiting; nothing trains until the user says so (resume, continueRun).
+   * @param {object[]} records the panel's records in the store (run_store.js load)
+   * @param {() => Promise<string>} loadText the text of a plan kept without its own
+   * @returns {Promise<boolean>} whether a comparison was taken back (not when nothing was kept, or the user started
+   *   one meanwhile); rejects when the text cannot be loaded
+   */
+  async restore(records, loadText) {
+    const kept = new Map(records.filter((r) => r.kind === 'run').map((r) => [r.key, r.run]));
+    const saved = records.find((r) => r.kind === 'plan')?.plan;
+    if (this.active || !saved) return false;
+    const text = saved.text ?? await loadText();
+    if (this.active) return false;
+    this.meta = { wall: null, ...saved.comparison };
+    this.text = text;
+    this.keepText = saved.text != null;
+    this.startedAt = performance.now();
+    this.plan = saved.entries.map((p) => ({ ...p, run: kept.has(p.key) ? this.restoreRun({ ...kept.get(p.key), text }, this.onRunEvent) : null }));
+    for (const p of this.plan) if (p.run) this.runs.set(p.key, p.run);
+    this.held = this.plan.some((p) => !p.cancelled && (!p.run || kept.get(p.key).status !== 'done'));
+    this.stopped = false;
+    return true;
+  }
+}
