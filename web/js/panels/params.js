@@ -5,6 +5,9 @@ import { count, el, plural, table } from '../views/dom.js';
 import { KV_PRESETS, matchingPreset } from './kv_presets.js';
 
 const $ = (id) => document.getElementById(id);
+const SETTINGS = {
+  phoneWidth: 480,  // px: at most this wide, the ledger's rows start folded (style.css stacks tables there)
+};
 const KV_FIELDS = [['kvL', 'k-L'], ['kvD', 'k-D'], ['kvH', 'k-H'], ['kvKv', 'k-Kv'], ['kvHs', 'k-Hs'], ['kvCtx', 'k-Ctx'],
   ['kvB', 'k-B'], ['kvBytes', 'k-Bytes']];
 const SHIPPED_VOCAB = 62;  // V of the shipped corpus (61 characters + the unknown symbol), until a run says
@@ -51,12 +54,21 @@ export function setupParams(app) {
     rows.push([el('strong', {}, 'attention (Q, K, V, O with biases)'), ...ledgers.map((l) => el('strong', {}, count(attn(l))))]);
     rows.push([el('strong', {}, 'total'), ...ledgers.map((l) => el('strong', {}, count(l.total)))]);
     const equal = new Set(ledgers.map((l) => l.total)).size === 1;
-    ledgerRoot.replaceChildren(table(
+    const ledger = table(
       `Every tensor of ${app.shows('heads') ? 'the models in panel 4' : 'the character models this page trains'} (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
       (equal ? `The totals are the same for H = ${heads.join(', ')}: ${count(first.total)} parameters; per layer the attention holds ` +
         `4D² + 4D = ${count(4 * s.cD * s.cD + 4 * s.cD)}.` : 'The totals differ.'),
-      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger', stack: true }));
+      ['tensor', ...heads.map((H) => `H = ${H}`)], rows, { class: 'ledger', stack: true });
+    // the caption (which says the totals) stays in view; the tensors fold away, closed at first on a phone, where
+    // each of the dozens of rows is a card of its own (style.css, table.stack)
+    const [caption, tableEl] = [...ledger.childNodes];
+    ledgerOpen ??= !globalThis.matchMedia?.(`(max-width: ${SETTINGS.phoneWidth}px)`).matches;
+    const details = el('details', { class: 'ledger-all' }, el('summary', {}, `Every tensor, one row each (${first.names.length} tensors)`), tableEl);
+    details.open = ledgerOpen;
+    details.addEventListener('toggle', () => { ledgerOpen = details.open; });
+    ledgerRoot.replaceChildren(caption, details);
   }
+  let ledgerOpen = null;  // the user's choice once made, kept across redraws
 
   function drawKv() {
     const s = app.state;
