@@ -65,6 +65,10 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await p.locator('#c-D').isDisabled(), false);
     assert.equal(await p.locator('#c-task-note').isVisible(), true);
     assert.match(await p.textContent('#c-task-note'), /depth and an MLP stand in for heads/);
+    // the panel's intro speaks of the chosen task, not of character-level language models
+    const intro = p.locator('#panel-heads .intro:visible');
+    assert.equal(await intro.count(), 1);
+    assert.match(await intro.textContent(), /^\s*Models of the offsets task below/);
     assert.equal(await p.locator('[data-control="corpus"]').isVisible(), false);
 
     // the offsets task's head counts are its own: editing them leaves the text's alone
@@ -73,6 +77,7 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     const hash = await hashOf(p, /oheads=1%2C2%2C4|oheads=1,2,4/);
     await p.check('input[name="ctask"][value="char"]');
     assert.equal(await p.inputValue('#c-heads'), '1,4,8');
+    assert.match(await p.locator('#panel-heads .intro:visible').textContent(), /^\s*Character-level language models/);
     assert.equal(await p.locator('#c-layers').isDisabled(), false);
     await hashOf(p, /^(?!.*ctask=)/);
     // the text's fields are the text's again: they show and save its settings

@@ -45,6 +45,7 @@ export function setupHeads(app) {
     corpus: [...document.querySelectorAll('input[name="corpus"]')],
     corpusBox: document.querySelector('#panel-heads [data-control="corpus"]'),
     task: [...document.querySelectorAll('input[name="ctask"]')], taskNote: $('c-task-note'),
+    intros: [...document.querySelectorAll('#panel-heads .intro[data-task]')],
     text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
@@ -88,6 +89,7 @@ export function setupHeads(app) {
     textForm.show(offsets() ? { layers: o.nLayers, context: o.context, batch: o.batch, steps: o.steps, lr: o.lr } : s);
     for (const inp of textForm.inputs) inp.disabled = offsets();
     ui.taskNote.hidden = !offsets();
+    for (const p of ui.intros) p.hidden = p.dataset.task !== s.ctask;  // the intro of the chosen task
     ui.corpusBox.hidden = offsets();  // the text and its samples do not apply to the offsets task
     ui.budgetBox.hidden = offsets();  // nor the text's budgets: the task fixes its own steps
     ui.why.hidden = offsets();        // nor the question about the text's result
