@@ -299,6 +299,28 @@ test('a sandboxed frame without storage says in one line that runs will not be k
   }
 });
 
+test("a second tab shows none of the first tab's runs and says they are that tab's, not that they come back here", async () => {
+  const first = await openPage(`#${TINY}`);
+  let second = null;
+  try {
+    await first.click('#c-start');
+    await first.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    for (const id of ['H1', 'H4']) await waitStored(first, `heads:${id}`, (r) => r.status === 'done');
+    // not openPage: it empties the store, as for a fresh browser
+    second = await session.context.newPage();
+    await second.goto(`${session.base}#${TINY}`);
+    await second.waitForSelector('html[data-ready="true"][data-runs-restored="true"]');
+    assert.equal(await second.evaluate(() => globalThis.mhaDebug.runs().length), 0);
+    assert.match(await second.locator('#panel-heads .saved-runs span').textContent(), /^2 runs kept in this browser, \d+\.\d MB \(.*\); they belong to another open tab of this page and come back there after a reload, or here once that tab is closed\.$/);
+    // the first tab's own line is as before
+    assert.match(await first.locator('#panel-heads .saved-runs span').textContent(), /; they come back after a reload\.$/);
+    await first.click('#panel-heads [data-action="forget-runs"]');
+  } finally {
+    await second?.close();
+    await first.close();
+  }
+});
+
 test('no console errors, no request leaves the machine', () => {
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);

@@ -206,14 +206,20 @@ export class RunStore {
     for (const r of this.kept) this.index.set(r.id, entryOf(r));
   }
 
-  /** @returns {{runs: number, bytes: number}} the run records kept and the bytes of every record */
+  /**
+   * @returns {{runs: number, bytes: number, elsewhere: number}} the run records kept, the bytes of every record, and
+   *   how many of those runs belong to another tab of this page that is open now (this tab did not take them back)
+   */
   summary() {
-    let runs = 0, bytes = 0;
+    let runs = 0, bytes = 0, elsewhere = 0;
     for (const e of this.index.values()) {
-      if (e.kind === 'run') runs += 1;
+      if (e.kind === 'run') {
+        runs += 1;
+        if (this.otherTabs.has(this.index.get(`owner:${e.panel}`)?.tab)) elsewhere += 1;
+      }
       bytes += e.bytes;
     }
-    return { runs, bytes };
+    return { runs, bytes, elsewhere };
   }
 
   /**

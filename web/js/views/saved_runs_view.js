@@ -35,9 +35,10 @@ export class SavedRunsView {
   }
 
   /**
-   * @param {{ok: boolean, reason: string, runs: number, bytes: number}} s the store now
+   * @param {{ok: boolean, reason: string, runs: number, bytes: number, elsewhere?: number}} s the store now
+   *   (elsewhere: runs of another open tab of this page, which this tab does not show)
    */
-  update({ ok, reason, runs, bytes }) {
+  update({ ok, reason, runs, bytes, elsewhere = 0 }) {
     const cap = `at most ${mb(CAP_BYTES)} MB; over it, older runs' scrubbing snapshots go first, then the oldest finished runs`;
     this.root.dataset.savedRuns = ok ? String(runs) : 'off';
     this.forget.hidden = !ok || runs === 0;
@@ -45,8 +46,12 @@ export class SavedRunsView {
     if (!ok) {
       this.text.textContent = `Runs will not be kept after you leave this page: ${reason}.`;
     } else if (runs > 0) {
-      this.text.textContent = `${runs} run${runs === 1 ? '' : 's'} kept in this browser, ${mb(bytes)} MB (${cap}); ` +
-        'they come back after a reload.';
+      const n = (k) => `${k} run${k === 1 ? '' : 's'}`;
+      // a second tab: the runs are another open tab's, and come back there (here once that tab is closed)
+      const whose = elsewhere === 0 ? 'they come back after a reload.'
+        : `${elsewhere === runs ? (runs === 1 ? 'it belongs' : 'they belong') : `${elsewhere} of them belong`} to another ` +
+          'open tab of this page and come back there after a reload, or here once that tab is closed.';
+      this.text.textContent = `${n(runs)} kept in this browser, ${mb(bytes)} MB (${cap}); ${whose}`;
     } else {
       this.text.textContent = this.forgotten
         ? 'Saved runs forgotten: nothing comes back after a reload (the runs on this page stay until you leave it).'
