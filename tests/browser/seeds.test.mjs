@@ -107,6 +107,24 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
     assert.match(await p.locator('#c-chart').getAttribute('aria-label'),
       /H = 8: mean validation loss \d\.\d{3} over 2 seeds \(\d\.\d{3} to \d\.\d{3}\) at step 24/);
 
+    // the differences chart: each H minus H = 1 on the same seed, their mean and range over the seeds at the last step
+    assert.ok(await p.locator('#c-diff-box').isVisible());
+    const diffLegend = p.locator('#c-diff .u-legend .u-series');
+    const diffOver = p.locator('#c-diff .u-over');
+    const diffBox = await diffOver.boundingBox();
+    await diffOver.hover({ position: { x: diffBox.width - 1, y: diffBox.height / 2 } });
+    const diffValues = await diffLegend.evaluateAll((rows) => Object.fromEntries(rows.map((r) =>
+      [r.querySelector('.u-label').textContent, r.querySelector('.u-value').textContent])));
+    const signed = (v) => `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(3)}`;
+    for (const g of [1, 2]) {
+      const d = runs[g].map((r, k) => r.val - runs[0][k].val);
+      assert.equal(diffValues[`H = ${HEADS[g]} − H = 1, mean of 2 seeds`],
+        `${signed((d[0] + d[1]) / 2)} (${signed(Math.min(...d))} to ${signed(Math.max(...d))})`);
+    }
+    assert.equal(diffValues['H = 1 (the reference)'], '0');
+    assert.match(await p.locator('#c-diff').getAttribute('aria-label'),
+      /^Differences in validation loss to H = 1, seed by seed\. H = 4 − H = 1: [+−]\d\.\d{3} on average over 2 seeds \([+−]\d\.\d{3} to [+−]\d\.\d{3}\) at step 24; H = 8 − H = 1: /);
+
     // the table: per H the parameters, mean ± half-range, min–max, the paired difference to H = 1, time per run
     const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
     assert.equal(core.ok, true);

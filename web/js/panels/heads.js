@@ -15,6 +15,7 @@ import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from 
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
+import { PairedDifferenceView } from '../views/paired_difference_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -54,6 +55,7 @@ export function setupHeads(app) {
     why: $('c-why'), whyEarly: $('c-why-early'), whyLater: $('c-why-later'), titleHeads: $('c-title-heads'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
+  const differences = new PairedDifferenceView($('c-diff'));
   const profiles = new ProfilesByCountView($('c-profiles'));
   // D, the seed and the seeds per H; the offsets task keeps its own count of seeds (it decides with fewer)
   const forms = {
@@ -297,6 +299,7 @@ export function setupHeads(app) {
     // the loss is per character of text, or per token of the offsets task (before any run is set up: the chosen task)
     const unit = (all.find((r) => r.facts)?.facts.task ?? (offsets() ? 'offsets' : 'char')) === 'char' ? 'character' : 'token';
     curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline', unit });
+    $('c-diff-box').hidden = !differences.update({ groups, unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
     profiles.update((meta?.heads ?? []).map((H) => {

@@ -3,6 +3,7 @@
 // the mean training loss of each step's batch as a thin line; a dashed unigram baseline. Settings differ by colour
 // AND dash pattern. The legend names one entry per setting (its value: the mean and the seeds' range at the cursor)
 // and the baseline; the band edges and training lines stay out of it (the caption explains them).
+import { summariseCurves } from '../curve_math.js';
 import { el } from './dom.js';
 import { seriesStyle } from './series_style.js';
 import { threeDecimals, UPlotChart } from './uplot_chart.js';
@@ -16,50 +17,10 @@ const ALPHA = { band: '2e', edge: '66', train: '88' };  // hex alpha appended to
  * @typedef {{label: string, seeds: number, runs: Curve[], grid?: number[]}} Group  one setting: its planned seeds,
  *   the runs so far, and the steps its validation curves are read at (the schedule's evaluation steps; without it,
  *   the steps each run measured at)
- * @typedef {{mean: Array<number|null>, min: Array<number|null>, max: Array<number|null>, n: number[]}} Summary
- *   (X) each, X the steps 0..last: over the runs that have a value at that step (null where none has; n: how many)
  */
-
-/**
- * Mean, lowest and highest value at each step over the runs. Without a grid, over the runs that have a point at
- * that step; with one, at the grid's steps, over the runs whose curve spans the step, each read off its curve (the
- * straight line between its two measurements around the step, as the chart draws it). A worker measures when its
- * chunk of steps has crossed an evaluation step, so runs trained side by side may measure a few steps apart.
- * @param {Array<{step: number[], loss: number[]}>} curves each in step order
- * @param {number} X the number of steps shown (0..X-1)
- * @param {number[]} [grid] steps to read the curves at
- * @returns {Summary}
- */
-export function summariseCurves(curves, X, grid) {
-  const sum = new Array(X).fill(0), n = new Array(X).fill(0);
-  const min = new Array(X).fill(null), max = new Array(X).fill(null);
-  const add = (s, v) => {
-    if (s >= X || !Number.isFinite(v)) return;
-    sum[s] += v;
-    n[s] += 1;
-    min[s] = min[s] === null ? v : Math.min(min[s], v);
-    max[s] = max[s] === null ? v : Math.max(max[s], v);
-  };
-  for (const c of curves) {
-    if (!grid) {
-      c.step.forEach((s, i) => add(s, c.loss[i]));
-      continue;
-    }
-    for (const s of grid) {
-      const j = c.step.findIndex((t) => t >= s);  // the first measurement at or after s
-      if (j < 0) continue;                         // the run has not got there yet
-      if (c.step[j] === s) add(s, c.loss[j]);
-      else if (j > 0) {
-        const [s0, s1, v0, v1] = [c.step[j - 1], c.step[j], c.loss[j - 1], c.loss[j]];
-        add(s, v0 + ((v1 - v0) * (s - s0)) / (s1 - s0));
-      }
-    }
-  }
-  return { mean: sum.map((v, s) => (n[s] ? v / n[s] : null)), min, max, n };
-}
 
 // uPlot cursor.dataIdx: the index of series si's value nearest to index i (i itself when it has one)
-function nearestPoint(u, si, i) {
+export function nearestPoint(u, si, i) {
   const d = u.data[si];
   if (d[i] != null) return i;
   for (let k = 1; k < d.length; ++k) {
