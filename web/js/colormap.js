@@ -64,13 +64,39 @@ const HEAD_COLOURS = ['#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D
  */
 export function headColour(h) {
   const fill = HEAD_COLOURS[h % HEAD_COLOURS.length];
-  return { fill, ink: luminance(fill) > 0.18 ? '#111' : '#fff' };
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(fill.slice(i, i + 2), 16));
+  return { fill, ink: inkOn(r, g, b) };
 }
 
-// relative luminance of a #rrggbb colour (WCAG 2)
-function luminance(hex) {
-  const lin = [1, 3, 5].map((i) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+/**
+ * The text colour that reads best on a fill, black or white: the one with the higher WCAG 2 contrast ratio (on
+ * every viridis colour and every head colour that is at least 4.5 : 1, 4.6 at worst; near-black would fall to 4.35
+ * on viridis's middle: tests/browser/colormap.test.mjs).
+ * @param {number} r
+ * @param {number} g
+ * @param {number} b bytes
+ * @returns {'#000'|'#fff'}
+ */
+export function inkOn(r, g, b) {
+  const L = luminance(r, g, b);
+  return (L + 0.05) / 0.05 >= (1 + 0.05) / (L + 0.05) ? '#000' : '#fff';
+}
+
+/**
+ * The WCAG 2 contrast ratio of two colours, from 1 to 21.
+ * @param {[number, number, number]} a
+ * @param {[number, number, number]} b bytes
+ * @returns {number}
+ */
+export function contrastRatio(a, b) {
+  const [x, y] = [luminance(...a), luminance(...b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+// relative luminance of a colour given as bytes (WCAG 2)
+function luminance(r, g, b) {
+  const lin = [r, g, b].map((v) => {
+    const c = v / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
   return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];

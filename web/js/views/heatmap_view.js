@@ -33,7 +33,7 @@ export class HeatmapView {
     this.cursor = { t: 0, s: 0 };
     this.cursorShown = false;
     const h = settings.head;
-    this.canvas = el('canvas', { role: 'img', tabindex: 0, class: 'heatmap-canvas' });
+    this.canvas = el('canvas', { role: 'img', tabindex: 0, class: 'heatmap-canvas', 'aria-label': `${this.settings.title}: nothing to show yet` });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.tableBox = el('div', { class: 'table-scroll' });
     this.details = el('details', { class: 'values' }, el('summary', {}, `Values of ${this.settings.title} as a table`), this.tableBox);
@@ -48,7 +48,8 @@ export class HeatmapView {
     if (settings.png) {
       // export: this map as a PNG file
       const b = el('button', { type: 'button', class: 'link-button', 'data-control': 'export' }, 'Download PNG');
-      b.setAttribute('aria-label', `Download ${this.settings.title} as a PNG image`);
+      // the visible words first in the name (WCAG 2.5.3), then which map
+      b.setAttribute('aria-label', `Download PNG of ${this.settings.title}`);
       b.addEventListener('click', () => this.canvas.toBlob((blob) => blob && download(blob, `${settings.png}-${this.settings.title.replace(/[^\w]+/g, '-')}.png`)));
       this.details.before(el('p', { class: 'heatmap-tools' }, b));
     }

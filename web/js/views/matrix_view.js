@@ -1,6 +1,6 @@
 // A small matrix drawn with its numbers: an HTML table (readable by screen readers as it is), optionally shaded
 // with viridis (attention weights, 0 … 1), optionally editable (a number input per cell).
-import { viridis } from '../colormap.js';
+import { inkOn, viridis } from '../colormap.js';
 import { el } from './dom.js';
 
 const SETTINGS = {
@@ -78,7 +78,7 @@ export class MatrixView {
         if (shade && Number.isFinite(v)) {
           const [R, G, B] = viridis(v);
           td.style.background = `rgb(${R},${G},${B})`;
-          td.style.color = v > 0.55 ? '#111' : '#fff';
+          td.style.color = inkOn(R, G, B);
         }
         if (v === -Infinity) td.classList.add('masked');
         tr.append(td);
