@@ -1,4 +1,4 @@
-// What the uPlot charts (CurvesView, LinesView) share: the palette (series_style.js), one value format, a width that
+// What the uPlot charts (LinesView, SeedCurvesView) share: the palette (series_style.js), one value format, a width that
 // follows the container, and a plot that is built anew only when its series change (otherwise it just takes the new
 // data).
 import uPlot from '../../vendor/uPlot.esm.js';
