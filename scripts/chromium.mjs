@@ -66,7 +66,7 @@ export function watchPage(page, record) {
  * @returns {Promise<void>}
  */
 export function afterNextFrame(page) {
-  return page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  return page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok()))));
 }
 
 /**
@@ -75,10 +75,10 @@ export function afterNextFrame(page) {
  * @returns {Promise<number>}
  */
 export function paintedPixels(canvas) {
-  return canvas.evaluate((c) => {
+  return canvas.evaluate((/** @type {HTMLCanvasElement} */ c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0;
-    for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1;
     return n;
   });
 }
@@ -93,8 +93,9 @@ export async function serveOnePage(html) {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
     res.end(html);
   });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+  await new Promise((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());  // TCP: not a pipe's name
+  return { server, url: `http://127.0.0.1:${port}/` };
 }
 
 /** What reportViolations prints: a console error that starts with this. */

@@ -41,7 +41,7 @@ try {
   console.log(`  summary: ${await page.locator('#n-summary').textContent()}`);
   await page.click('#n-layer0');
   await page.waitForSelector('#n-layer0-result .layer0-table tbody tr', { timeout: 60_000 });
-  const rows = await page.locator('#n-layer0-result tbody tr').evaluateAll((trs) => trs.map((r) => [...r.cells].map((c) => c.textContent)));
+  const rows = await page.locator('#n-layer0-result tbody tr').evaluateAll((/** @type {HTMLTableRowElement[]} */ trs) => trs.map((r) => [...r.cells].map((c) => c.textContent)));
   console.log('  layer 0 on → off:');
   for (const [name, on, off] of rows) console.log(`    ${name}: ${on} → ${off}`);
   for (const width of WIDTHS) {

@@ -46,7 +46,7 @@ export function startServer({ root = fileURLToPath(new URL('../public', import.m
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, '127.0.0.1', () => {
-      const actual = server.address().port;
+      const actual = /** @type {import('node:net').AddressInfo} */ (server.address()).port;  // TCP: not a pipe's name
       ok({ server, port: actual, url: `http://127.0.0.1:${actual}/` });
     });
   });

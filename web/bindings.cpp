@@ -200,7 +200,6 @@ struct RunHandle {
             return unless_error(err, [&] { return to_js(run->facts()); });
         });
     }
-    val facts() { return with_run([](mha::Run& r) { return to_js(r.facts()); }); }
     int steps_done() const { return run ? run->steps_done() : 0; }
     val train(int n) { return with_run([&](mha::Run& r) { return to_js(r.train(n)); }); }
     val evaluate() {
@@ -247,16 +246,6 @@ struct RunHandle {
         });
     }
     val trace() { return with_run([](mha::Run& r) { return to_js(r.trace()); }); }
-    val sample(const std::string& prompt, int n, double temperature, double seed) {
-        return with_run([&](mha::Run& r) {
-            std::uint64_t s = 0;
-            return unless_error(mha::to_seed(seed, s), [&] {
-                val out = ok();
-                out.set("text", r.sample(prompt, n, temperature, s));
-                return out;
-            });
-        });
-    }
     val end_sample() {
         return with_run([](mha::Run& r) {
             val out = ok();
@@ -339,7 +328,6 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::class_<RunHandle>("Run")
         .constructor<>()
         .function("_init", &RunHandle::init)
-        .function("_facts", &RunHandle::facts)
         .function("_stepsDone", &RunHandle::steps_done)
         .function("_train", &RunHandle::train)
         .function("_evaluate", &RunHandle::evaluate)
@@ -350,7 +338,6 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_inductionWithout", &RunHandle::induction_without)
         .function("_probeAttention", &RunHandle::probe_attention)
         .function("_trace", &RunHandle::trace)
-        .function("_sample", &RunHandle::sample)
         .function("_endSample", &RunHandle::end_sample)
         .function("_snapshot", &RunHandle::snapshot)
         .function("_restore", &RunHandle::restore);

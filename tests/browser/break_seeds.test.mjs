@@ -76,7 +76,7 @@ test('2 variants × 2 seeds: paired runs, a band per variant beside canonical, t
     // the table: the core's summaries, word for word
     const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)), 20);
     assert.equal(core.ok, true);
-    const rows = await p.locator('#b-final table.final-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const rows = await p.locator('#b-final table.final-table tbody tr').evaluateAll((/** @type {HTMLTableRowElement[]} */ trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     assert.deepEqual(rows.map((r) => r[0]), ['canonical', ...VARIANTS]);
     rows.forEach((r, g) => {
       const s = core.settings[g], d = core.toReference[g];
@@ -99,7 +99,7 @@ test('2 variants × 2 seeds: paired runs, a band per variant beside canonical, t
       assert.match(await p.textContent(`#b-runs [data-run="${v}"] .seed-verdict`), new RegExp(`^Over the seeds: ${v}: `));
     }
 
-    await p.evaluate(() => document.activeElement?.blur());
+    await p.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
     await p.waitForTimeout(300);
     await p.locator('#panel-break').screenshot({ path: join(OUTPUT, 'break-seeds-1280.png') });
     await p.setViewportSize({ width: 390, height: 844 });

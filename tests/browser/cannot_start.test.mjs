@@ -30,6 +30,7 @@ after(async () => {
 });
 
 // opens url in a new page prepared by prepare(page), waits for the named problem; returns the page and its sentence
+/** @param {(page: import('playwright-core').Page) => Promise<unknown>} [prepare] */
 async function problem(cause, url, prepare = async () => {}) {
   const p = await context.newPage();
   await prepare(p);
@@ -68,7 +69,7 @@ test('a browser without WebAssembly SIMD: the page says so, names the browsers t
     // refuse any module with a SIMD instruction (the 0xfd prefix), as a browser without SIMD would
     await q.addInitScript(() => {
       const validate = WebAssembly.validate;
-      WebAssembly.validate = (bytes) => !new Uint8Array(bytes.buffer ?? bytes).includes(0xfd) && validate(bytes);
+      WebAssembly.validate = (bytes) => !new Uint8Array(ArrayBuffer.isView(bytes) ? bytes.buffer : bytes).includes(0xfd) && validate(bytes);
     });
   });
   try {
@@ -84,7 +85,8 @@ test('a browser without WebAssembly SIMD: the page says so, names the browsers t
 
 test('no workers: the page says training cannot start, and the panels without workers still work', async () => {
   const { p, sentence } = await problem('workers', base, (q) => q.addInitScript(() => {
-    self.Worker = function Worker() { throw new DOMException('Workers are switched off.', 'SecurityError'); };
+    // (any: a stand-in that throws is no Worker constructor to the type check)
+    /** @type {any} */ (self).Worker = function Worker() { throw new DOMException('Workers are switched off.', 'SecurityError'); };
   }));
   try {
     assert.match(sentence, /^Training cannot start\. This browser does not let the page start Web Workers/);

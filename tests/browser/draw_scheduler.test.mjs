@@ -12,9 +12,12 @@ function fakeClock(start) {
   let now = start, id = 0;
   const timers = new Map(), frames = new Map();
   const saved = { setTimeout, clearTimeout, requestAnimationFrame: globalThis.requestAnimationFrame, performance };
-  globalThis.setTimeout = (f, ms = 0) => { timers.set(++id, { at: now + ms, f }); return id; };
-  globalThis.clearTimeout = (i) => { timers.delete(i); };
-  globalThis.requestAnimationFrame = (f) => { frames.set(++id, f); return id; };
+  // (Object.assign: the stand-ins have the shape drawScheduler uses, not node's full one)
+  Object.assign(globalThis, {
+    setTimeout: (f, ms = 0) => { timers.set(++id, { at: now + ms, f }); return id; },
+    clearTimeout: (i) => { timers.delete(i); },
+    requestAnimationFrame: (f) => { frames.set(++id, f); return id; },
+  });
   Object.defineProperty(globalThis, 'performance', { value: { now: () => now }, configurable: true, writable: true });
   return {
     advance(ms) {

@@ -67,7 +67,7 @@ test('break it: canonical and two variants train to completion, with causality b
 test('break it: no variant picked is a sentence, and the choice round-trips through the URL', async () => {
   const p = await openPage('panel=break');
   try {
-    const checked = await p.locator('#b-variants input:checked').evaluateAll((xs) => xs.map((x) => x.value));
+    const checked = await p.locator('#b-variants input:checked').evaluateAll((/** @type {HTMLInputElement[]} */ xs) => xs.map((x) => x.value));
     assert.deepEqual(checked, ['swapped_order', 'no_transpose_split', 'no_transpose_merge']);  // the defaults
     for (const v of checked) await p.uncheck(`#b-variants input[data-variant="${v}"]`);
     await p.click('#b-start');
@@ -75,7 +75,7 @@ test('break it: no variant picked is a sentence, and the choice round-trips thro
     await p.check('#b-variants input[data-variant="no_wo"]');
     await p.waitForFunction(() => location.hash.includes('variants=no_wo'));
     const q = await openPage((await p.evaluate(() => location.hash)).slice(1));
-    assert.deepEqual(await q.locator('#b-variants input:checked').evaluateAll((xs) => xs.map((x) => x.value)), ['no_wo']);
+    assert.deepEqual(await q.locator('#b-variants input:checked').evaluateAll((/** @type {HTMLInputElement[]} */ xs) => xs.map((x) => x.value)), ['no_wo']);
     await q.close();
   } finally {
     await p.close();
@@ -187,7 +187,7 @@ test('screenshots of both panels at 1280x800 and 390x844, no sideways scrolling 
   mkdirSync(OUTPUT, { recursive: true });
   for (const [name, p, anchors] of [['break', breakPage, ['#panel-break', '#b-runs', '#b-swap']],
     ['induction', inductionPage, ['#panel-induction', '#n-summary', '#n-map2']]]) {
-    await p.evaluate(() => document.activeElement?.blur());
+    await p.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
     await p.setViewportSize({ width: 1280, height: 800 });
     await p.waitForTimeout(300);
     for (const [i, a] of anchors.entries()) {

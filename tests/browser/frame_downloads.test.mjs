@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { downloadsOffReason } from '../../web/js/frame_downloads.js';
 
 // a window in a frame: frame is the <iframe> as a same-origin frame sees it (null across origins)
+/** @param {{sandbox?: string|null, sameOrigin: boolean, origin?: string}} frame */
 function framed({ sandbox, sameOrigin, origin = 'http://127.0.0.1:8000' }) {
   const frameElement = sameOrigin ? { getAttribute: (name) => (name === 'sandbox' ? sandbox : null) } : null;
   return { parent: {}, frameElement, origin };
@@ -14,7 +15,7 @@ function framed({ sandbox, sameOrigin, origin = 'http://127.0.0.1:8000' }) {
 const off = { downloads: '0' }, on = { downloads: '1' };
 
 test('a top-level page downloads', () => {
-  const win = { origin: 'http://127.0.0.1:8000' };
+  const win = { parent: null, frameElement: null, origin: 'http://127.0.0.1:8000' };
   win.parent = win;
   assert.equal(downloadsOffReason(off, win), null);
 });

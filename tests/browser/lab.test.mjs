@@ -251,7 +251,7 @@ test('text that is too large, empty or shorter than the context is refused with 
   const SLOW = { timeout: 120_000 };
   try {
     const bytes = await p.evaluate(() => {
-      const t = document.getElementById('c-text');
+      const t = /** @type {HTMLTextAreaElement} */ (document.getElementById('c-text'));
       t.value = 'a'.repeat(8 * 1024 * 1024 + 1);  // one byte over the limit
       t.dispatchEvent(new Event('input'));
       return new TextEncoder().encode(t.value).length;
@@ -444,7 +444,7 @@ test('keyboard only: choose a panel, start training, open a head', async () => {
     assert.notEqual(await p.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'none');
     await p.keyboard.press('Enter');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
-    await p.evaluate(() => document.activeElement.blur());
+    await p.evaluate(() => /** @type {HTMLElement} */ (document.activeElement).blur());
     await p.evaluate(() => window.scrollTo(0, 0));
     await tabTo('button[data-panel="inside"]');
     await p.keyboard.press('Enter');
@@ -467,7 +467,7 @@ test('screenshots of the lab at 1280x800 and 390x844, no sideways scrolling at 3
   try {
     await trainAll(p);
     await p.waitForTimeout(800);
-    await p.evaluate(() => document.activeElement?.blur());
+    await p.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
     await p.locator('#panel-heads').scrollIntoViewIfNeeded();
     await p.screenshot({ path: join(OUTPUT, 'lab-heads-1280.png') });
     // panels render as they come into view (content-visibility: auto) and change height: scroll, let them lay out,

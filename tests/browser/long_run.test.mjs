@@ -61,7 +61,7 @@ test(`${STEPS} steps with snapshots, the worker killed halfway: memory bounded, 
       const r = globalThis.mhaDebug.runs()[0];
       return { status: r.status, restarts: r.restarts, stepsDone: r.stepsDone, heapBytes: r.heapBytes,
         snapshots: r.snapshots.map((s) => s.step), train: r.train.step.length,
-        pageHeap: performance.memory?.usedJSHeapSize ?? 0 };
+        pageHeap: /** @type {any} */ (performance).memory?.usedJSHeapSize ?? 0 };
     });
     console.log(`# worker wasm memory ${(middle / 2 ** 20).toFixed(1)} MiB at the middle, ${(end.heapBytes / 2 ** 20).toFixed(1)} MiB at the end ` +
       `(a new worker after the kill); page JS heap ${(end.pageHeap / 2 ** 20).toFixed(1)} MiB; ${end.snapshots.length} snapshots kept`);

@@ -155,7 +155,7 @@ test('an offsets comparison (one seed) trains the task\'s model and shows the co
     const reach = await coreReach(p, runs.map((rs) => rs.map((r) => r.curve)), 1, o.threshold, o.steps);
     assert.equal(reach.ok, true);
     assert.deepEqual(await p.locator('#c-final .reach-sentences li').allTextContents(), reach.sentences);
-    const reachRows = await p.locator('#c-final table.reach-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const reachRows = await p.locator('#c-final table.reach-table tbody tr').evaluateAll((/** @type {HTMLTableRowElement[]} */ trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     assert.deepEqual(reachRows.map((r) => r[0]), ['H = 1', 'H = 4']);
     console.log(`# over time: ${reach.sentences.join(' ')}`);
     console.log(`# one seed: H = 1 ${runs[0][0].val.toFixed(4)}, H = 4 ${runs[1][0].val.toFixed(4)}; peaks H = 1 ${corePeaks[0]}, H = 4 ${corePeaks[1]}`);

@@ -195,7 +195,7 @@ test('the panel switch shows one panel or both, and is kept in the hash', async 
 
 test('screenshots at 1280x800 and 390x844, and no sideways scrolling at 390 px', async () => {
   mkdirSync(OUTPUT, { recursive: true });
-  await page.evaluate(() => document.activeElement?.blur());
+  await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(OUTPUT, 'page-1280.png') });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -13,6 +13,14 @@ import { launchChromium, serveOnePage, watchPage } from '../../scripts/chromium.
 import { startServer } from '../../scripts/serve.mjs';
 
 /**
+ * @typedef {{base: string, context: import('playwright-core').BrowserContext|null, consoleErrors: string[],
+ *            foreignRequests: string[], openPage: (hash: string) => Promise<import('playwright-core').Page>,
+ *            openFramed: (src: string) => Promise<{p: import('playwright-core').Page,
+ *                                                  frame: import('playwright-core').FrameLocator}>}} Session
+ *   what pageSession() gives a test file
+ */
+
+/**
  * A course page that embeds the sandbox: its frame's address is what comes after the '#' of its own address.
  * @param {number} height the frame's height, px (the page fits it to the sandbox's reported height after that)
  * @returns {string} the HTML
@@ -35,14 +43,11 @@ export function coursePage(height) {
  *          course?: {height: number}}} [options] downloads: accept them into a temporary folder (removed in
  *   after()); timeout: playwright's default per action, ms; viewport: default 1280 × 800; course: serve a course page
  *   (coursePage) too, with a frame this high at first
- * @returns {{base: string, context: import('playwright-core').BrowserContext|null, consoleErrors: string[],
- *            foreignRequests: string[], openPage: (hash: string) => Promise<import('playwright-core').Page>,
- *            openFramed: (src: string) => Promise<{p: import('playwright-core').Page,
- *                                                  frame: import('playwright-core').FrameLocator}>}}
- *   base and context are set once before() has run
+ * @returns {Session} base and context are set once before() has run
  */
 export function pageSession({ downloads = false, timeout = 20_000, viewport = { width: 1280, height: 800 }, course = null } = {}) {
-  const session = { base: '', context: null, consoleErrors: [], foreignRequests: [] };
+  /** @type {Session} */
+  const session = { base: '', context: null, consoleErrors: [], foreignRequests: [], openPage: null, openFramed: null };
   let server, host, hostBase = '', browser, downloadDir = '';
   before(async () => {
     ({ server, url: session.base } = await startServer({ port: 0 }));

@@ -242,7 +242,7 @@ test('screenshots of a finished seeds=3 comparison at 1280 and 390 px, no sidewa
     await trainAll(p);
     assert.equal(await p.locator('#c-runs .run-card').count(), 9);
     assert.equal(await p.locator('#c-final .seed-verdicts li').count(), 2);
-    await p.evaluate(() => document.activeElement?.blur());
+    await p.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
     // the whole panel, settled (the chart follows its container's width)
     await p.waitForTimeout(300);
     await p.locator('#panel-heads').screenshot({ path: join(OUTPUT, 'seeds-heads-1280.png') });

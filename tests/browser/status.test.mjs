@@ -22,11 +22,11 @@ async function recordStates(p, runsSel, statusSel) {
   await p.evaluate(([runsSel, statusSel]) => {
     window.seenStates = { runs: {}, panel: [] };
     const note = () => {
-      for (const c of document.querySelectorAll(`${runsSel} [data-run][data-state]`)) {
+      for (const c of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`${runsSel} [data-run][data-state]`))) {
         const seq = (window.seenStates.runs[c.dataset.run] ??= []);
         if (seq.at(-1) !== c.dataset.state) seq.push(c.dataset.state);
       }
-      const s = document.querySelector(statusSel).dataset.state ?? '';
+      const s = /** @type {HTMLElement} */ (document.querySelector(statusSel)).dataset.state ?? '';
       if (window.seenStates.panel.at(-1) !== s) window.seenStates.panel.push(s);
     };
     new MutationObserver(note).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'], childList: true });
@@ -42,7 +42,7 @@ async function checkTransitions(p) {
 }
 
 const buttons = (p, prefix) => p.evaluate((prefix) => {
-  const b = (id) => document.getElementById(`${prefix}-${id}`);
+  const b = (id) => /** @type {HTMLButtonElement} */ (document.getElementById(`${prefix}-${id}`));
   return { pause: b('pause') ? { disabled: b('pause').disabled, text: b('pause').textContent } : null, stop: b('stop').disabled };
 }, prefix);
 const statusIs = (p, id, state) => p.waitForFunction(([id, state]) => document.getElementById(id).dataset.state === state, [id, state]);
@@ -141,8 +141,9 @@ test('heads: an empty own text fails every run with one sentence, said once; the
 test('rejected inputs are sentences in the user\'s terms, next to the control, once', async () => {
   const p = await openPage('#D=8&H=4');
   try {
-    for (const [H, sentence] of [['-3', 'H must be a whole number from 1 to 64.'], ['2.5', 'H must be a whole number from 1 to 64.'],
-      ['3', /^D = 8 is not divisible by H = 3: .*The nearest H that divide D are 2 and 4 \(every H that does, up to 64: 1, 2, 4, 8\)\.$/]]) {
+    for (const [H, sentence] of /** @type {Array<[string, string|RegExp]>} */ ([['-3', 'H must be a whole number from 1 to 64.'],
+      ['2.5', 'H must be a whole number from 1 to 64.'],
+      ['3', /^D = 8 is not divisible by H = 3: .*The nearest H that divide D are 2 and 4 \(every H that does, up to 64: 1, 2, 4, 8\)\.$/]])) {
       await p.fill('#in-H', H);
       // the page draws in the next frame; until then the box before's sentence is still up (-3 and 2.5 share one)
       await afterNextFrame(p);
@@ -156,7 +157,7 @@ test('rejected inputs are sentences in the user\'s terms, next to the control, o
     await p.waitForFunction(() => document.getElementById('sizes-error').hidden);
     // the heads panel: D not divisible by a head count, said under Train with the focus on the head counts
     await p.evaluate(() => { location.hash = '#panel=heads&cD=10&heads=1,4&seeds=1&steps=5'; });
-    await p.waitForFunction(() => document.getElementById('c-heads').value === '1,4');
+    await p.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('c-heads')).value === '1,4');
     await p.click('#c-start');
     await p.waitForFunction(() => !document.getElementById('c-error').hidden);
     assert.match(await p.textContent('#c-error'), /D = 10 is not divisible by H = 4: .*The nearest H that divides D is 5 \(every H that does, up to 64: 1, 2, 5, 10\)\./);

@@ -5,12 +5,13 @@
 // pass those through unchanged. No DOM in this file.
 import createMha from '../mha.js';
 
-/** The two ways of cutting D channels into heads: view(B,T,H,d_h) and view(B,T,d_h,H). */
+/** @typedef {'canonical'|'swapped'} HeadOrder  a way of cutting D channels into heads */
+/** @type {ReadonlyArray<HeadOrder>} The two ways: view(B,T,H,d_h) and view(B,T,d_h,H). */
 export const ORDERS = Object.freeze(['canonical', 'swapped']);
 
-/** @type {Promise<object> | null} */
+/** @type {Promise<{simdArch: string}> | null} */
 let loading = null;
-/** @type {object | null} the Embind module once loaded */
+/** @type {import('../mha.js').Mha | null} the Embind module once loaded */
 let mod = null;
 
 /**
@@ -59,7 +60,7 @@ function checkOrder(order) {
  * swapped view(B,T,d_h,H): head h gets channels h, h+H, h+2H, …
  * @param {number} D embedding size (d_model), a whole number
  * @param {number} H number of heads, a whole number that divides D
- * @param {'canonical'|'swapped'} order
+ * @param {HeadOrder} order
  * @returns {{ok: true, dModel: number, nHeads: number, headSize: number,
  *            head: Int32Array, lane: Int32Array}
  *         | {ok: false, error: string}}
@@ -78,7 +79,7 @@ export function headLayout(D, H, order) {
  * @param {number} D embedding size
  * @param {number} H number of heads
  * @param {number} seed whole number 0 … constants().limits.maxSeed
- * @param {'canonical'|'swapped'} order
+ * @param {HeadOrder} order
  * @returns {{ok: true, tokens: string[], nHeads: number, T: number, att: Float32Array}
  *         | {ok: false, error: string}}
  *   tokens (T); att (H,T,T) row-major: att[(h*T + t)*T + s] is how much query position t attends to

@@ -10,7 +10,8 @@
 
 /**
  * @param {{downloads: string}} layout the page's layout settings (state.js LAYOUT): downloads '1' turns them on
- * @param {Window} [win]
+ * @param {{parent: object, frameElement: {getAttribute(name: string): string|null} | null, origin: string}} [win]
+ *   the window, of which this reads only these
  * @returns {string|null} the reason downloads are off, or null when they work
  */
 export function downloadsOffReason(layout, win = window) {
@@ -36,7 +37,7 @@ export function downloadsOffReason(layout, win = window) {
 export function switchDownloadsOff(doc, reason) {
   doc.documentElement.classList.add('no-downloads');
   const groups = new Set();
-  for (const b of doc.querySelectorAll('[data-control="export"]')) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (doc.querySelectorAll('[data-control="export"]'))) {
     b.setAttribute('aria-disabled', 'true');
     b.title = reason;
     groups.add(b.parentElement);

@@ -89,7 +89,7 @@
   function blockedByPolicy(e) {
     const what = e ? [` refused ${blockedThing(e)} under `, code(e.effectiveDirective || e.violatedDirective), '.']
       : [' refused the WebAssembly core.'];
-    show('csp', CANNOT, ['A security policy of this site (its Content-Security-Policy)'].concat(what),
+    show('csp', CANNOT, ['A security policy of this site (its Content-Security-Policy)', ...what],
       ['The page needs at least ', code("script-src 'self' 'wasm-unsafe-eval'"), ', ', code("worker-src 'self' blob:"),
         ' and ', code("connect-src 'self'"), ': ask whoever runs the site to allow these, or open the page from a ' +
         'host without that policy.']);

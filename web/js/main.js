@@ -17,8 +17,11 @@ import { AttentionView } from './views/attention_view.js';
 import { numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
 import { SavedRunsView } from './views/saved_runs_view.js';
+/** @typedef {import('./engine.js').HeadOrder} HeadOrder */
 
 const $ = (id) => document.getElementById(id);
+// a form field of index.html, typed as the HTML makes it (the check cannot read the HTML)
+const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 
 // loader.js (the page's first script) owns the loading line: ready() hides it, failed(error) says why the core did
 // not load. Without it (this module loaded on its own), the line just goes, or shows the error.
@@ -30,9 +33,9 @@ const loader = globalThis.mhaLoader ?? {
 };
 
 const ui = {
-  D: $('in-D'), H: $('in-H'), text: $('in-text'), seed: $('in-seed'),
-  order: [...document.querySelectorAll('input[name="order"]')],
-  panels: [...document.querySelectorAll('[data-panel]')],
+  D: input('in-D'), H: input('in-H'), text: input('in-text'), seed: input('in-seed'),
+  order: [.../** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name="order"]'))],
+  panels: [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-panel]'))],
   nextSeed: $('next-seed'),
   dh: $('out-dh'), params: $('out-params'), tokens: $('out-tokens'),
   sizesError: $('sizes-error'), attentionError: $('attention-error'),
@@ -65,10 +68,10 @@ let state;
 // the boxes of the reshape and attention panels take their bounds from the settings table, as numberFields does
 // for the other panels
 function showBounds() {
-  for (const [input, name] of [[ui.D, 'D'], [ui.H, 'H'], [ui.seed, 'seed']]) {
+  for (const [field, name] of /** @type {Array<[HTMLInputElement, string]>} */ ([[ui.D, 'D'], [ui.H, 'H'], [ui.seed, 'seed']])) {
     const { min, max } = propRange(name);
-    input.min = String(min);
-    input.max = String(max);
+    field.min = String(min);
+    field.max = String(max);
   }
 }
 
@@ -101,7 +104,7 @@ function clip(s) {
 
 // ---------------------------------------------------------------- drawing
 function render() {
-  const { D, H, order, text, seed, panel } = state;
+  const { D, H, order, text, seed } = state;
 
   showPanels();
 
@@ -109,15 +112,19 @@ function render() {
   // a box that holds no whole number in range (H = 2.5, −3, empty) is named before the core sees it: the core takes
   // whole numbers, and 2.5 would reach it as 2
   const typed = rangeError('D', D, 'D') ?? rangeError('H', H, 'H');
-  const layouts = Object.fromEntries(ORDERS.map((o) => [o, typed ? { ok: false, error: typed } : headLayout(D, H, o)]));
-  const sizesOk = layouts.canonical.ok && layouts.swapped.ok;
-  showError(ui.sizesError, sizesOk ? '' : (layouts.canonical.error ?? layouts.swapped.error));
+  /** @type {(o: HeadOrder) => ReturnType<typeof headLayout>} */
+  const layout = (o) => (typed ? { ok: false, error: typed } : headLayout(D, H, o));
+  const canonical = layout('canonical'), swapped = layout('swapped');
+  // (ok === false, not !ok: without strictNullChecks the type check narrows a result to its failure only so)
+  const fit = canonical.ok === true && swapped.ok === true ? { canonical, swapped } : null;  // both orders' layouts
+  const sizesOk = fit !== null;
+  showError(ui.sizesError, canonical.ok === false ? canonical.error : swapped.ok === false ? swapped.error : '');
   ui.D.setAttribute('aria-invalid', String(!sizesOk && !(typed && rangeError('D', D, 'D') === null)));
   ui.H.setAttribute('aria-invalid', String(!sizesOk && !(typed && rangeError('H', H, 'H') === null)));
   // the badge names panel 2 only where panel 2 is in the page (an embedded reshape panel may be alone)
   const badge = app.shows('attention') ? 'used in panel 2' : 'the order chosen above';
-  for (const o of ORDERS) views.reshape[o].update(sizesOk ? { layout: layouts[o], active: o === order, badge } : null);
-  ui.dh.textContent = sizesOk ? String(layouts.canonical.headSize) : '–';
+  for (const o of ORDERS) views.reshape[o].update(fit ? { layout: fit[o], active: o === order, badge } : null);
+  ui.dh.textContent = fit ? String(fit.canonical.headSize) : '–';
   const params = attentionParams(D);
   ui.params.textContent = params.ok ? params.params.toLocaleString('en-US') : '–';
 
@@ -128,8 +135,8 @@ function render() {
     views.attention.update(null, 'No heatmaps until D and H fit together: see the message under Sizes.');
   } else {
     const demo = attentionDemo(text, D, H, seed, order);
-    showError(ui.attentionError, demo.ok ? '' : demo.error);
-    ui.seed.setAttribute('aria-invalid', String(!demo.ok && /seed/i.test(demo.error)));
+    showError(ui.attentionError, demo.ok === false ? demo.error : '');
+    ui.seed.setAttribute('aria-invalid', String(demo.ok === false && /seed/i.test(demo.error)));
     const most = demo.ok && demo.T >= constants().limits.demoMaxTokens ? ', the most it reads' : '';
     ui.tokens.textContent = demo.ok ? `${demo.T} word${demo.T === 1 ? '' : 's'}${most}` : '';
     views.attention.update(demo.ok ? demo : null);
@@ -140,6 +147,7 @@ function render() {
 
 // which panels are shown: all of them, or one (the sizes card goes with the reshape and attention panels); layout:
 // the settings, or before the core has loaded, readLayout's
+/** @param {{panel: string[], embed: string, hide: string[]}} [layout] */
 function showPanels(layout = state) {
   const { panel } = layout;  // ['all'], one panel, or several (panel=heads,inside)
   for (const b of ui.panels) b.setAttribute('aria-pressed', String(panel.length === 1 && panel[0] === b.dataset.panel));
@@ -215,7 +223,8 @@ function bindControls() {
   ui.H.addEventListener('input', () => { state.H = numberIn(ui.H); scheduleRender(); });
   ui.seed.addEventListener('input', () => { state.seed = numberIn(ui.seed); scheduleRender(); });
   ui.text.addEventListener('input', () => { state.text = ui.text.value; scheduleRender(); });
-  for (const r of ui.order) r.addEventListener('change', () => { state.order = r.value; scheduleRender(); });
+  // index.html's two radio buttons carry the two orders
+  for (const r of ui.order) r.addEventListener('change', () => { state.order = /** @type {HeadOrder} */ (r.value); scheduleRender(); });
   for (const b of ui.panels) b.addEventListener('click', () => { state.panel = [b.dataset.panel]; render(); });
   ui.nextSeed.addEventListener('click', () => {
     state.seed = Number.isInteger(state.seed) ? (state.seed + 1) % (propRange('seed').max + 1) : 1;
@@ -237,7 +246,10 @@ function bindControls() {
 }
 
 // ---------------------------------------------------------------- the other panels
-/** shared by the panel modules: the settings, saving them, the runs, readable messages */
+/**
+ * shared by the panel modules: the settings, saving them, the runs, readable messages
+ * @typedef {typeof app} App
+ */
 const app = {
   get state() { return state; },
   save: () => save(),
@@ -288,7 +300,7 @@ function guardRuns() {
   // a link that leaves this document (another query, another page) opens in a new tab while runs are at stake: the
   // runs train on here (and where the browser refuses the tab, the beforeunload guard above asks)
   document.addEventListener('click', (e) => {
-    const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+    const a = e.target instanceof Element ? /** @type {HTMLAnchorElement | null} */ (e.target.closest('a[href]')) : null;
     if (!a || e.defaultPrevented || a.target || a.hasAttribute('download') || !runsAtStake()) return;
     const to = new URL(a.href, location.href);
     const here = new URL(location.href);

@@ -207,6 +207,7 @@ export function suggestedLr(run, lrAt, usual) {
   const tenth = round(atBlowUp / 10);
   const history = fromHistory > 0 && fromHistory < atBlowUp ? round(fromHistory) : 0;
   const where = best < run.settings.warmup ? ` (step ${best + 1}, in its warm-up)` : ` (step ${best + 1})`;
+  /** @type {[number, 'history'|'tenth', string]} */
   const [lr, rule, why] = history > 0
     ? [history, 'history', `the largest rate this run trained at while its loss still fell${where}`]
     : [tenth, 'tenth', `a tenth of the rate ${round(atBlowUp)} at which it blew up`];

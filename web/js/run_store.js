@@ -58,25 +58,28 @@ export function sizeOf(v) {
 
 /**
  * A run record with only its last weights snapshot (rule 1): a copy, the original untouched.
- * @param {{run: {snapshots: {step: number, bytes: Uint8Array}[]}}} record
+ * @template {{run: {snapshots: {step: number, bytes: Uint8Array}[]}}} R
+ * @param {R} record
+ * @returns {R & {bytes: number}} the copy, bytes: its size now
  */
 export function thinRecord(record) {
   const snaps = record.run.snapshots;
-  const thinned = { ...record, run: { ...record.run, snapshots: snaps.length ? [snaps[snaps.length - 1]] : [] } };
-  thinned.bytes = sizeOf(thinned.run);
-  return thinned;
+  const run = { ...record.run, snapshots: snaps.length ? [snaps[snaps.length - 1]] : [] };
+  return { ...record, run, bytes: sizeOf(run) };
 }
 
 /**
  * What to do so that the store holds at most cap bytes, by the rule at the top of this file.
- * @param {{id: string, savedAt: number, status: 'done'|'paused', bytes: number, thinBytes: number}[]} entries
- *   one per run record: its size now, and its size with only its last weights snapshot (thinBytes <= bytes)
+ * @param {{id: string, savedAt: number, status: string, bytes: number, thinBytes: number}[]} entries
+ *   one per run record: its status ('done' or 'paused', as Run.toSaved keeps it), its size now, and its size with
+ *   only its last weights snapshot (thinBytes <= bytes)
  * @param {number} cap bytes
  * @param {number} [other] bytes the store holds besides the run records (plans, texts)
  * @returns {{id: string, action: 'thin'|'drop'}[]} in order; empty when everything fits
  */
 export function evictionPlan(entries, cap, other = 0) {
   let total = other + entries.reduce((t, e) => t + e.bytes, 0);
+  /** @type {{id: string, action: 'thin'|'drop'}[]} */
   const actions = [];
   const oldestFirst = [...entries].sort((a, b) => a.savedAt - b.savedAt);
   for (const e of oldestFirst) {
@@ -186,8 +189,7 @@ export class RunStore {
     this.db = db;
     /** why nothing is kept ('' while the store works) */
     this.reason = reason;
-    /** @type {Map<string, {id: string, kind: string, panel: string, savedAt: number, status: string, bytes: number,
-     *                     thinBytes: number, textId?: string}>} */
+    /** @type {Map<string, IndexEntry>} */
     this.index = new Map();
     this.queue = Promise.resolve();  // writes, one after the other
     this.tab = '';                   // this tab's id, and those of the other tabs open when the page loaded
@@ -246,14 +248,14 @@ export class RunStore {
 
   /**
    * Keeps a run (record.run from Run.toSaved(), its text kept once by content), then applies the cap.
-   * @param {{id: string, panel: string, run: object}} record
+   * @param {{id: string, panel: string, key: string, run: object}} record key: the Run's
    */
   putRun(record) {
     return this.#write(async () => {
       const { text, ...run } = record.run;
       const tid = textId(text ?? '');
-      const r = { ...record, kind: 'run', savedAt: Date.now(), textId: tid, run };
-      r.bytes = sizeOf(run);
+      const r = { ...record, kind: 'run', savedAt: Date.now(), textId: tid, run, bytes: sizeOf(run) };
+      /** @type {object[]} the run, and its text when the store does not hold it yet */
       const writes = [r];
       if (!this.index.has(tid)) writes.push({ id: tid, kind: 'text', panel: '', savedAt: r.savedAt, text: text ?? '', bytes: sizeOf(text ?? '') });
       await transact(this.db, 'readwrite', (s) => { for (const w of writes) s.put(w); });
@@ -335,6 +337,16 @@ export class RunStore {
   }
 }
 
+/**
+ * @typedef {{id: string, kind: 'run'|'text'|'plan'|'owner', panel: string, savedAt: number, status: string,
+ *            bytes: number, thinBytes: number, textId?: string, tab?: string}} IndexEntry
+ *   one record in the store's index: status the run's ('' for the other kinds), textId a run's text, tab an owner's
+ */
+
+/**
+ * @param {any} r a record as the store holds it
+ * @returns {IndexEntry}
+ */
 function entryOf(r) {
   const e = { id: r.id, kind: r.kind, panel: r.panel, savedAt: r.savedAt, status: r.run?.status ?? '', bytes: r.bytes ?? 0,
     thinBytes: r.bytes ?? 0, textId: r.textId, tab: r.tab };

@@ -22,9 +22,10 @@ const SETTINGS = {
  * snapshot in between whose neighbours are closest goes (the one the slider misses least). However long a run
  * trains, its snapshots stay spread over the whole run and their memory bounded (max × the weights' size: 24 ×
  * 0.44 MB for tiny-char).
- * @param {{step: number}[]} snapshots in step order
+ * @template {{step: number}} S a snapshot, a head trace: anything with its step
+ * @param {S[]} snapshots in step order
  * @param {number} max at least 2
- * @returns {{step: number}[]}
+ * @returns {S[]}
  */
 export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
   const kept = [...snapshots];
@@ -74,7 +75,7 @@ export function spawnWorker(forceClassic = false) {
 export class Run {
   /**
    * @param {{key: string, label: string, settings: RunSettings, text: string, checkpoint?: Uint8Array,
-   *          onEvent: (e: RunEvent) => void}} options
+   *          onEvent: (e: RunEvent) => void, saved?: object|null}} options
    *   key: a stable name ('H4', 'upload'); text: the training text; checkpoint: start from this .safetensors file;
    *   saved: a run kept in the browser (toSaved()), to take back (Run.restore)
    */
@@ -124,7 +125,8 @@ export class Run {
     this.restoredAt = 0;
     /** when it last trained (Date.now() at its last save), for a restored run */
     this.trainedAt = 0;
-    this.savedStatus = '';    // while a restored run's worker sets up: the status it comes back with
+    /** @type {'done'|'paused'|''} while a restored run's worker sets up: the status it comes back with */
+    this.savedStatus = '';
     if (saved) this.#takeSaved(saved);
     this.#spawn(checkpoint);
   }
@@ -508,7 +510,9 @@ export class Run {
  * @returns {(now?: boolean) => void} schedule
  */
 export function drawScheduler(draw, ms) {
-  let frame = 0, timer = 0, lastDraw = 0;
+  let frame = 0, lastDraw = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} the throttle's timer, 0 when none is pending */
+  let timer = 0;
   return function schedule(now = false) {
     if (frame) return;  // the next frame draws anyway, from the state then
     if (timer) {

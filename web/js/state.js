@@ -15,8 +15,20 @@
  *         | {name: string, type: 'ints', default: number[], min: number, max: number, minCount: number,
  *            maxCount: number, help: string}
  *         | {name: string, type: 'numbers', default: number[], count: number, help: string}
- *         | {name: string, type: 'words', default: string[], values: string[], help: string}} Prop
- * @typedef {Record<string, number|string|number[]|string[]>} State  one value per PROPS entry, by name
+ *         | {name: string, type: 'words', default: string[], values: readonly string[], help: string}} Prop
+ * @typedef {Extract<Prop, {max: number}>} RangedProp  a setting with bounds: an int, a number or ints
+ * @typedef {number|string|number[]|string[]} Value  a setting's value: its prop's type says which
+ * @typedef {{panel: string[], D: number, H: number, order: import('./engine.js').HeadOrder, seed: number, text: string,
+ *            wx: number[], wq: number[], wk: number[], wv: number[], wo: number[],
+ *            heads: number[], cD: number, layers: number, context: number, batch: number, steps: number, lr: number,
+ *            cseed: number, seeds: number, corpus: string, ctask: string, oheads: number[], oseeds: number,
+ *            itext: string, irun: number,
+ *            variants: string[], bsteps: number, bbatch: number, blr: number, bseed: number, bseeds: number,
+ *            ntask: string, nsteps: number, nlr: number, nseed: number,
+ *            kvL: number, kvD: number, kvH: number, kvKv: number, kvHs: number, kvCtx: number, kvB: number,
+ *            kvBytes: number, kvBias: string,
+ *            hide: string[], embed: string, downloads: string, frame: string}} State  one value per PROPS entry, by
+ *   name, of its prop's type (makeProps: keep the two in step); a number field the user emptied holds NaN
  * @typedef {{name: string, value: string, reason: string}} Rejected  one URL entry that was not used
  */
 const IDENTITY4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
@@ -30,6 +42,7 @@ export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpu
   'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'bseeds', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
+/** @type {Readonly<Record<'panel'|'hide'|'embed'|'downloads'|'frame', Prop>>} */
 const LAYOUT = Object.freeze({
   // one panel, or a list shown together in one frame (panel=heads,inside: train, then look)
   panel: { name: 'panel', type: 'words', default: ['all'], values: PANELS, help: 'panels shown' },
@@ -65,7 +78,9 @@ const PAGE = Object.freeze({
  */
 function makeProps(c) {
   const { limits, defaults: run } = c;
+  /** @type {(name: string, help: string) => Prop} */
   const seed = (name, help) => ({ name, type: 'int', default: run.seed, min: 0, max: limits.maxSeed, help });
+  /** @type {(name: string, def: number, max: number, help: string) => Prop} */
   const lr = (name, def, max, help) => ({ name, type: 'number', default: def, min: PAGE.minLr, max, help });
   const ntask = 'short';  // page: the induction lab's default setting, the one that fits a minute
   return [
@@ -156,7 +171,7 @@ export function completeProps(constants) {
   for (const p of table) {
     const raw = Array.isArray(p.default) ? p.default.join(',') : String(p.default);
     const parsed = parseValue(p, raw);
-    if (!parsed.ok) throw new Error(`state.js: the default of ${p.name} (${raw}) does not fit: it ${parsed.reason}`);
+    if (parsed.ok === false) throw new Error(`state.js: the default of ${p.name} (${raw}) does not fit: it ${parsed.reason}`);
   }
   PROPS = Object.freeze(table);
   BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
@@ -190,15 +205,19 @@ export function defaultState() {
   return defaultsOf(props());
 }
 
+/**
+ * @param {ReadonlyArray<Prop>} table the settings table, or LAYOUT's part of it (then only those settings are set)
+ * @returns {State}
+ */
 function defaultsOf(table) {
-  return Object.fromEntries(table.map((p) => [p.name, Array.isArray(p.default) ? [...p.default] : p.default]));
+  return /** @type {State} */ (Object.fromEntries(table.map((p) => [p.name, Array.isArray(p.default) ? [...p.default] : p.default])));
 }
 
 /**
  * Parses one raw string for a prop.
  * @param {Prop} prop
  * @param {string} raw
- * @returns {{ok: true, value: number|string} | {ok: false, reason: string}}
+ * @returns {{ok: true, value: Value} | {ok: false, reason: string}}
  */
 export function parseValue(prop, raw) {
   // reasons say what the value must be, in the user's terms ("must be a whole number from 1 to 64")
@@ -246,24 +265,24 @@ export function parseValue(prop, raw) {
 
 /**
  * The bounds of a numeric prop.
- * @param {string} name
+ * @param {string} name a setting with bounds (RangedProp)
  * @returns {{min: number, max: number}}
  */
 export function propRange(name) {
-  const { min, max } = prop(name);
+  const { min, max } = /** @type {RangedProp} */ (prop(name));
   return { min, max };
 }
 
 /**
  * What is wrong with a value typed into a form for a setting, by that setting's range in PROPS (the one place the
  * ranges are written): whole numbers ('int') from min to max; other numbers (learning rates) above 0 and at most max.
- * @param {string} name the setting, e.g. 'bsteps'
+ * @param {string} name the setting, e.g. 'bsteps': an int or a number
  * @param {number} value NaN for an empty field
  * @param {string} label how the sentence names the field, e.g. 'Steps'
  * @returns {string|null} a sentence, or null when the value is usable
  */
 export function rangeError(name, value, label) {
-  const p = prop(name);
+  const p = /** @type {RangedProp} */ (prop(name));
   if (p.type === 'int') {
     return Number.isInteger(value) && value >= p.min && value <= p.max ? null : `${label} must be a whole number from ${p.min} to ${p.max}.`;
   }
@@ -294,6 +313,12 @@ export function readLayout(hash, search = '') {
   return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads, frame: state.frame };
 }
 
+/**
+ * @param {ReadonlyArray<Prop>} table
+ * @param {string} hash
+ * @param {string} search
+ * @returns {{state: State, rejected: Rejected[]}}
+ */
 function read(table, hash, search) {
   const byName = new Map(table.map((p) => [p.name, p]));
   const state = defaultsOf(table);
@@ -306,7 +331,7 @@ function read(table, hash, search) {
       continue;
     }
     const parsed = parseValue(p, value);
-    if (parsed.ok) state[name] = parsed.value;
+    if (parsed.ok === true) state[name] = parsed.value;
     else rejected.push({ name, value, reason: parsed.reason });
   }
   return { state, rejected };
@@ -325,7 +350,7 @@ export function writeHash(state) {
     const v = state[p.name];
     if (typeof v === 'number' && !Number.isFinite(v)) continue;  // an emptied number field: left out
     if (Array.isArray(v) && v.some((x) => typeof x === 'number' && !Number.isFinite(x))) continue;  // and a list
-    if (Array.isArray(v) ? v.join(',') === p.default.join(',') : v === p.default) continue;
+    if (Array.isArray(v) && Array.isArray(p.default) ? v.join(',') === p.default.join(',') : v === p.default) continue;
     params.set(p.name, Array.isArray(v) ? v.join(',') : String(v));
   }
   return '#' + params.toString();

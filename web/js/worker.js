@@ -11,7 +11,7 @@ const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
 };
 
-/** @type {object|null} the Embind module */
+/** @type {import('../mha.js').Mha | null} the Embind module */
 let mod = null;
 /** the run, and the inspector that looks inside its model (created at the first look) */
 let run = null;
@@ -26,7 +26,10 @@ let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up messa
 
 const loading = createMha().then((m) => { mod = m; });
 
-const post = (type, fields, transfer) => fromWorker(self, type, fields, transfer);
+// this file runs in a worker, whose global scope posts to the page; the type check knows `self` only as a Window
+// (jsconfig.json: the DOM's types), whose postMessage takes a target origin
+const scope = /** @type {Parameters<typeof fromWorker>[0]} */ (/** @type {unknown} */ (self));
+const post = (type, fields, transfer) => fromWorker(scope, type, fields, transfer);
 
 function reply(id, result, transfer = []) {
   post(FROM_WORKER.reply, { id, ...result }, transfer);

@@ -100,12 +100,12 @@ export function durationSentence(s, e, slots) {
 /**
  * Wires the two budget buttons and the duration line.
  * @param {{short: HTMLButtonElement, longer: HTMLButtonElement, help: HTMLElement}} ui
- * @param {{state: object, runs: Map<string, any>}} app
+ * @param {{state: import('../state.js').State, runs: Map<string, any>}} app
  * @param {(steps: number) => void} setSteps puts a budget into the form and the state
  * @returns {{update: () => void, estimate: () => object|null}} update: redraw after the settings or the runs changed
  */
 export function setupBudget(ui, app, setSteps) {
-  const shortSteps = prop('steps').default;
+  const shortSteps = /** @type {number} */ (prop('steps').default);  // an int setting
   ui.short.textContent = `Short: ${count(shortSteps)} steps`;
   ui.longer.textContent = `Longer: ${count(LONGER_STEPS)} steps`;
   ui.short.addEventListener('click', () => setSteps(shortSteps));

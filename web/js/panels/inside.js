@@ -15,6 +15,9 @@ const SETTINGS = {
 };
 
 const $ = (id) => document.getElementById(id);
+// a form field or button of index.html, typed as the HTML makes it (the check cannot read the HTML)
+const input = (id) => /** @type {HTMLInputElement} */ ($(id));
+const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
 
 // characters as heatmap labels: blanks made visible
 function shown(ch) {
@@ -22,13 +25,13 @@ function shown(ch) {
 }
 
 /**
- * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, readable(msg) }
+ * @param {import('../main.js').App} app shared page state: { state, save(), runs: Map<string, Run>, readable(msg) }
  */
 export function setupInside(app) {
   const ui = {
-    empty: $('i-empty'), emptyText: $('i-empty-text'), upload: $('i-upload'), uploadError: $('i-upload-error'), body: $('i-body'), runs: $('i-runs'), text: $('i-text'), textInfo: $('i-text-info'),
-    step: $('i-step'), stepOut: $('i-step-out'), tie: $('i-tie'), loss: $('i-loss'), error: $('i-error'),
-    grid: $('i-grid'), detail: $('i-detail'), scores: $('i-scores'), png: $('i-png'), model: $('i-model'),
+    empty: $('i-empty'), emptyText: $('i-empty-text'), upload: input('i-upload'), uploadError: $('i-upload-error'), body: $('i-body'), runs: $('i-runs'), text: input('i-text'), textInfo: $('i-text-info'),
+    step: input('i-step'), stepOut: $('i-step-out'), tie: input('i-tie'), loss: $('i-loss'), error: $('i-error'),
+    grid: $('i-grid'), detail: $('i-detail'), scores: $('i-scores'), png: button('i-png'), model: button('i-model'),
     thresholds: $('i-thresholds'), panel: $('panel-inside'),
   };
   $('i-legend').append(attentionLegend());
@@ -38,7 +41,13 @@ export function setupInside(app) {
   let result = null;          // the last inspection: {maps, scores, valBase, valModified}
   const ablated = new Set();  // 'l,h'
   let snapIndex = -1;         // -1: live (the run's current weights)
-  let busy = false, again = false, lastLive = 0, runsFrame = 0, pending = false, inView = false;
+  let busy = false, lastLive = 0, runsFrame = 0, inView = false;
+  // a look asked for while one was under way (again), or while nobody saw the panel (pending): 'loss' when with
+  // the validation loss
+  /** @type {boolean|'loss'} */
+  let again = false;
+  /** @type {boolean|'loss'} */
+  let pending = false;
 
   const t = constants().thresholds;
   const traceView = new HeadTraceView({ charts: { previous: $('i-tr-previous'), first: $('i-tr-first'), entropy: $('i-tr-entropy'),

@@ -1,7 +1,7 @@
 // The params panel, "Parameters and the KV cache": the per-tensor ledger of the compared models (one column per head
 // count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic for real models (kv_presets.js) or any shape.
 import { kvArithmetic, parameterLedger } from '../engine.js';
-import { count, el, plural, table } from '../views/dom.js';
+import { count, el, inputById as input, plural, table } from '../views/dom.js';
 import { KV_PRESETS, matchingPreset } from './kv_presets.js';
 
 const $ = (id) => document.getElementById(id);
@@ -30,10 +30,10 @@ export function binaryBytes(bytes) {
 }
 
 /**
- * @param {object} app shared page state: { state, save(), readable(msg), vocabSize() }
+ * @param {import('../main.js').App} app shared page state: { state, save(), readable(msg), vocabSize() }
  */
 export function setupParams(app) {
-  const ledgerRoot = $('p-ledger'), kvRoot = $('p-kv'), kvError = $('k-error'), kvSource = $('k-source'), kvBias = $('k-bias');
+  const ledgerRoot = $('p-ledger'), kvRoot = $('p-kv'), kvError = $('k-error'), kvSource = $('k-source'), kvBias = input('k-bias');
   const presetButtons = KV_PRESETS.map((p) => el('button', { type: 'button', 'aria-pressed': 'false' }, p.name));
   $('k-presets').replaceChildren(...presetButtons);
 
@@ -42,18 +42,20 @@ export function setupParams(app) {
     const V = app.vocabSize?.() ?? SHIPPED_VOCAB;
     const heads = s.heads.filter((h) => Number.isInteger(h) && h >= 1);
     const ledgers = heads.map((H) => parameterLedger({ vocab: V, dModel: s.cD, nHeads: H, nLayers: s.layers, context: s.context, mlp: true }));
-    const bad = ledgers.find((l) => !l.ok);
+    const bad = ledgers.find((l) => l.ok === false);
     if (!heads.length || bad) {
       ledgerRoot.replaceChildren(el('p', { class: 'alert', role: 'alert' }, bad ? app.readable(bad.error)
         : app.shows('heads') ? 'Choose the head counts in panel 4.' : 'No head counts to count: heads= in the address lists none.'));
       return;
     }
-    const first = ledgers[0];
-    const rows = first.names.map((name, i) => [name, ...ledgers.map((l) => `${l.shapes[i]} = ${count(l.sizes[i])}`)]);
+    const fit = /** @type {Array<Extract<ReturnType<typeof parameterLedger>, {ok: true}>>} */ (ledgers);  // no bad one
+    const first = fit[0];
+    /** @type {Array<Array<Node|string>>} */
+    const rows = first.names.map((name, i) => [name, ...fit.map((l) => `${l.shapes[i]} = ${count(l.sizes[i])}`)]);
     const attn = (l) => l.names.reduce((sum, n, i) => sum + (n.includes('.attn.') ? l.sizes[i] : 0), 0);
-    rows.push([el('strong', {}, 'attention (Q, K, V, O with biases)'), ...ledgers.map((l) => el('strong', {}, count(attn(l))))]);
-    rows.push([el('strong', {}, 'total'), ...ledgers.map((l) => el('strong', {}, count(l.total)))]);
-    const equal = new Set(ledgers.map((l) => l.total)).size === 1;
+    rows.push([el('strong', {}, 'attention (Q, K, V, O with biases)'), ...fit.map((l) => el('strong', {}, count(attn(l))))]);
+    rows.push([el('strong', {}, 'total'), ...fit.map((l) => el('strong', {}, count(l.total)))]);
+    const equal = new Set(fit.map((l) => l.total)).size === 1;
     const ledger = table(
       `Every tensor of ${app.shows('heads') ? 'the models in panel 4' : 'the character models this page trains'} (V = ${V}, D = ${s.cD}, ${s.layers} layers, T = ${s.context}). ` +
       (equal ? `The totals are the same for H = ${heads.join(', ')}: ${count(first.total)} parameters; per layer the attention holds ` +
@@ -79,11 +81,13 @@ export function setupParams(app) {
       : ['Your own shape (no preset matches it).']));
     const shape = { layers: s.kvL, dModel: s.kvD, nHeads: s.kvH, nKvHeads: s.kvKv, headDim: s.kvHs, bias: s.kvBias === '1',
       context: s.kvCtx, batch: s.kvB, bytesPerValue: s.kvBytes };
-    const bad = Object.entries(shape).find(([k, v]) => k !== 'bias' && !(Number.isInteger(v) && v >= 1));
+    const bad = Object.entries(shape).find(([k, v]) => k !== 'bias' && !(typeof v === 'number' && Number.isInteger(v) && v >= 1));
+    /** @type {ReturnType<typeof kvArithmetic>} */
     const r = bad ? { ok: false, error: `${KV_NAMES[bad[0]]} must be a whole number of at least 1.` } : kvArithmetic(shape);
-    kvError.textContent = r.ok ? '' : app.readable(r.error);
+    // (=== false: without strictNullChecks the type check narrows a result to its failure only so)
+    kvError.textContent = r.ok === false ? app.readable(r.error) : '';
     kvError.hidden = r.ok;
-    if (!r.ok) return kvRoot.replaceChildren();
+    if (r.ok === false) return kvRoot.replaceChildren();
     const gib = binaryBytes;
     const withBias = s.kvBias === '1';
     const col = (name, kv, c, frac) => [name, String(kv), count(c.q), count(c.k), count(c.v), count(c.o),
@@ -103,7 +107,7 @@ export function setupParams(app) {
   }
 
   function show() {
-    for (const [key, id] of KV_FIELDS) $(id).value = app.state[key];
+    for (const [key, id] of KV_FIELDS) input(id).value = app.state[key];
     kvBias.checked = app.state.kvBias === '1';
     drawLedger();
     drawKv();
@@ -111,7 +115,7 @@ export function setupParams(app) {
 
   for (const [key, id] of KV_FIELDS) {
     $(id).addEventListener('input', () => {
-      const v = $(id).value.trim();
+      const v = input(id).value.trim();
       app.state[key] = v === '' ? NaN : Number(v);
       app.save();
       drawKv();

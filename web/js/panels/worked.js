@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const NAMES = { wq: 'W_Q', wk: 'W_K', wv: 'W_V', wo: 'W_O' };
 
 /**
- * @param {object} app shared page state: { state, save(), defaults, readable(msg) }
+ * @param {import('../main.js').App} app shared page state: { state, save(), defaults, readable(msg) }
  */
 export function setupWorked(app) {
   const T = 3, D = 4, H = 2;
@@ -33,7 +33,7 @@ export function setupWorked(app) {
   function compute() {
     const s = app.state;
     const r = workedExample({ T, D, H, x: s.wx, wq: s.wq, wk: s.wk, wv: s.wv, wo: s.wo });
-    error.textContent = r.ok ? '' : app.readable(r.error);
+    error.textContent = r.ok === false ? app.readable(r.error) : '';  // (=== false: main.js render)
     error.hidden = r.ok;
     if (r.ok) steps.update(r);
   }

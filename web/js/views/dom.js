@@ -2,10 +2,12 @@
 
 /**
  * Creates an element with attributes and children.
- * @param {string} tag
- * @param {Record<string, string|number|boolean>} [attrs] 'class' sets className; false/null skip the attribute
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string|number|boolean|null|undefined>} [attrs] 'class' sets className; false/null skip
+ *   the attribute
  * @param {...(Node|string|number)} children strings become text nodes
- * @returns {HTMLElement}
+ * @returns {HTMLElementTagNameMap[K]} the element of that tag: el('input') is an HTMLInputElement
  */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

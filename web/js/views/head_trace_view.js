@@ -9,6 +9,9 @@ import { headSeriesStyle } from './series_style.js';
 
 // the four charts: what each plots of head i of a trace, its axis, its name, its range, and which label threshold
 // applies
+/** @type {Array<{key: 'previous'|'first'|'entropy'|'distance', yLabel: string, describe: string,
+ *          yRange?: [number, number], value: (t: object, i: number) => number,
+ *          guide: ((th: object) => {label: string, value: number}) | null}>} */
 const METRICS = [
   { key: 'previous', yLabel: 'previous-token score', describe: 'Previous-token score', yRange: [0, 1], value: (t, i) => t.previous[i],
     guide: (th) => ({ label: `previous-token head at ≥ ${th.previous}`, value: th.previous }) },

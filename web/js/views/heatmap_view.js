@@ -69,7 +69,8 @@ export class HeatmapView {
   }
 
   /**
-   * @param {{tokens: string[], T: number, weights: Float32Array, title?: string, unit?: string}} data weights (T,T)
+   * @param {{tokens: string[], T: number, weights: Float32Array, title?: string, unit?: string,
+   *          marks?: Array<[number, number]>, markLabel?: string, dividers?: number[]}} data weights (T,T)
    *   of this head, row = query t, column = key s; a view into the (H,T,T) array is fine, it is only read;
    *   title renames the map, unit names a position ('word' unless given, e.g. 'character');
    *   marks: cells [t, s] to outline (e.g. where an induction head should look), with markLabel saying what they

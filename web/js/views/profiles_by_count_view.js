@@ -23,8 +23,9 @@ export class ProfilesByCountView {
       if (!last) continue;
       let v = this.views.get(label);
       if (!v) {
-        const box = el('div', { class: 'profiles-by-count' }, el('h4', {}, label), el('div', {}));
-        v = { box, view: new OffsetProfilesView(box.lastChild), shown: -1, trace: null };
+        const chart = el('div', {});
+        const box = el('div', { class: 'profiles-by-count' }, el('h4', {}, label), chart);
+        v = { box, view: new OffsetProfilesView(chart), shown: -1, trace: null };
         this.views.set(label, v);
       }
       if (v.trace !== last.trace) {

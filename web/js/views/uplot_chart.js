@@ -1,4 +1,4 @@
-// What the uPlot charts (CurvesView, LinesView) share: the palette (series_style.js), one value format, a width that
+// What the uPlot charts (LinesView, SeedCurvesView) share: the palette (series_style.js), one value format, a width that
 // follows the container, and a plot that is built anew only when its series change (otherwise it just takes the new
 // data).
 import uPlot from '../../vendor/uPlot.esm.js';
@@ -31,12 +31,14 @@ export class UPlotChart {
    * @param {(() => object) | null} options uPlot options for a new plot, or null for no plot (nothing to draw)
    */
   render(key, data, options) {
+    // uPlot's type for it is a tuple (the x values, then any number of series); the callers build it as lists
+    const aligned = /** @type {uPlot.AlignedData} */ (data);
     if (key !== this.key || !this.plot) {
       this.plot?.destroy();
-      this.plot = options ? new uPlot(options(), data, this.root) : null;
+      this.plot = options ? new uPlot(options(), aligned, this.root) : null;
       this.key = this.plot ? key : '';
     } else {
-      this.plot.setData(data);
+      this.plot.setData(aligned);
     }
   }
 }
