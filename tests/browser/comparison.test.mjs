@@ -10,7 +10,15 @@ import { RUN_EVENT, streams } from '../../web/js/protocol.js';
 // a run as the engine sees it: a status, start/pause/stop/dispose; ready() and end() play its worker's part
 class FakeRun {
   constructor(p, onEvent, status = 'starting') {
-    Object.assign(this, { key: p.key, label: p.label, settings: p.settings, onEvent, status, calls: [] });
+    this.key = p.key;
+    this.label = p.label;
+    this.settings = p.settings;
+    this.onEvent = onEvent;
+    this.status = status;
+    /** @type {string[]} the controls called, in order */
+    this.calls = [];
+    this.text = '';     // the text it was made with
+    this.saved = null;  // what it was restored from
   }
   say(type, more = {}) { this.onEvent({ type, run: this, ...more }); }
   ready() { this.status = 'ready'; this.say(RUN_EVENT.ready); }
@@ -31,8 +39,9 @@ function setup(o = {}) {
   const heard = [];
   const made = [];
   const comp = new Comparison({ panel: 'test', keeper, slots: 2, onEvent: (e) => heard.push(e.type),
-    makeRun: (p, text, on) => { const r = new FakeRun(p, on); r.text = text; made.push(r); return r; },
-    restoreRun: (saved, on) => { const r = new FakeRun(saved, on, 'restarting'); r.saved = saved; made.push(r); return r; },
+    // stand-ins for the worker-driven Run: the controls and statuses the engine uses
+    makeRun: (p, text, on) => { const r = new FakeRun(p, on); r.text = text; made.push(r); return /** @type {any} */ (r); },
+    restoreRun: (saved, on) => { const r = new FakeRun(saved, on, 'restarting'); r.saved = saved; made.push(r); return /** @type {any} */ (r); },
     ...o });
   return { comp, kept, heard, made };
 }

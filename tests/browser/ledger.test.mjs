@@ -17,7 +17,7 @@ test('at 390 px the ledger\'s rows start folded under its caption, and a tap ope
   try {
     const details = p.locator('#p-ledger details.ledger-all');
     assert.match(await p.locator('#p-ledger > .table-caption').textContent(), /The totals are the same for H = 1, 4, 8: [\d,]+ parameters/);
-    assert.equal(await details.evaluate((d) => d.open), false);
+    assert.equal(await details.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), false);
     const rows = await p.locator('#p-ledger table.ledger tbody tr').count();
     assert.ok(rows > 30, `${rows} rows`);
     assert.match(await details.locator('summary').textContent(), new RegExp(`^Every tensor, one row each \\(${rows - 2} tensors\\)$`));
@@ -28,17 +28,17 @@ test('at 390 px the ledger\'s rows start folded under its caption, and a tap ope
     mkdirSync(OUTPUT, { recursive: true });
     await p.locator('#panel-params').screenshot({ path: join(OUTPUT, 'ledger-390-folded.png') });
     await details.locator('summary').click();
-    assert.equal(await details.evaluate((d) => d.open), true);
+    assert.equal(await details.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true);
     assert.ok(await p.locator('#p-ledger table.ledger').isVisible());
     // the choice holds when the ledger is drawn again (another head count)
     await p.evaluate(() => { location.hash = '#panel=params&heads=1,2'; });
     await p.locator('#p-ledger > .table-caption', { hasText: 'H = 1, 2' }).waitFor();
-    assert.equal(await p.locator('#p-ledger details.ledger-all').evaluate((d) => d.open), true);
+    assert.equal(await p.locator('#p-ledger details.ledger-all').evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true);
     // at a laptop's width the rows are open from the start
     await p.setViewportSize({ width: 1280, height: 800 });
     await p.reload();
     await p.waitForSelector('html[data-ready="true"]');
-    assert.equal(await p.locator('#p-ledger details.ledger-all').evaluate((d) => d.open), true);
+    assert.equal(await p.locator('#p-ledger details.ledger-all').evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true);
   } finally {
     await p.close();
   }

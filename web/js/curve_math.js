@@ -60,8 +60,9 @@ export function valueAt(c, s) {
  * The paired differences of each setting to the first one, step by step: for every seed both have trained, the
  * setting's curve minus the first setting's curve on the same seed (each read at the grid's steps, as valueAt does),
  * summarised over the seeds. What a comparison over paired seeds judges at its last step.
- * @param {Array<{runs: Array<{settings?: {seed: number}, val: {step: number[], loss: number[]}}>, grid: number[]}>} groups
- *   the first is the reference; a run's seed pairs it (its position in the list where it has none)
+ * @param {Array<{runs: Array<{settings?: {seed: number}, val: {step: number[], loss: number[]}}>, grid?: number[]}>} groups
+ *   the first is the reference; a run's seed pairs it (its position in the list where it has none); each with its
+ *   grid (the schedule's evaluation steps), which pairs the runs' curves step by step
  * @param {number} X the number of steps shown (0..X-1)
  * @returns {Summary[]} one per group after the first
  */

@@ -244,6 +244,16 @@ export function checkRun(settings) {
 }
 
 /**
+ * The first of the core's refusals among its verdicts on several runs (checkRun), or null when it accepts them all.
+ * @param {Array<{ok: true} | {ok: false, error: string}>} verdicts
+ * @returns {string|null}
+ */
+export function refusal(verdicts) {
+  for (const v of verdicts) if (v.ok === false) return v.error;
+  return null;
+}
+
+/**
  * The learning rate the core's schedule gives a step: linear warm-up from 0 over warmup steps, then a cosine to
  * minLr at steps (train/optimizer.hpp lr_at). Call after loadEngine().
  * @param {number} step counting from 0

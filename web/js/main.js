@@ -14,14 +14,12 @@ import { RUN_EVENT } from './protocol.js';
 import { openRunStore, RunKeeper } from './run_store.js';
 import { completeProps, defaultState, HIDEABLE, propRange, props, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
-import { numberIn, showAlert } from './views/dom.js';
+import { inputById as input, numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
 import { SavedRunsView } from './views/saved_runs_view.js';
 /** @typedef {import('./engine.js').HeadOrder} HeadOrder */
 
 const $ = (id) => document.getElementById(id);
-// a form field of index.html, typed as the HTML makes it (the check cannot read the HTML)
-const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 
 // loader.js (the page's first script) owns the loading line: ready() hides it, failed(error) says why the core did
 // not load. Without it (this module loaded on its own), the line just goes, or shows the error.

@@ -7,14 +7,14 @@
 // (compareVariants: core/lab/variant_lessons.hpp). Plus the canonical weights read in the swapped order.
 // Wiring only: every number and every verdict comes from the core in the workers or in the page's module.
 import { loadCorpus } from '../data.js';
-import { checkRun, compareVariants, constants } from '../engine.js';
+import { checkRun, compareVariants, constants, refusal } from '../engine.js';
 import { Comparison, evalGrid, holdsSlot, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
 import { streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, el, plural, showAlert, showRejection, table } from '../views/dom.js';
+import { buttonById, count, el, inputById, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { measuredSpeed, runsEstimate } from './heads_budget.js';
 import { restoredMark } from '../views/saved_runs_view.js';
@@ -129,9 +129,9 @@ export function breakPlan({ variants, seeds, steps, batch, slots }, measured) {
  */
 export function setupBreak(app) {
   const ui = {
-    variants: $('b-variants'), steps: $('b-steps'), batch: $('b-batch'), lr: $('b-lr'), seed: $('b-seed'),
-    seeds: $('b-seeds'), budget: $('b-budget'), plan: $('b-plan'),
-    start: $('b-start'), stop: $('b-stop'), error: $('b-error'), status: $('b-status'), runs: $('b-runs'),
+    variants: $('b-variants'), steps: inputById('b-steps'), batch: inputById('b-batch'), lr: inputById('b-lr'), seed: inputById('b-seed'),
+    seeds: inputById('b-seeds'), budget: $('b-budget'), plan: $('b-plan'),
+    start: buttonById('b-start'), stop: buttonById('b-stop'), error: $('b-error'), status: $('b-status'), runs: $('b-runs'),
     charts: $('b-charts'), final: $('b-final'), swapText: $('b-swap-text'),
   };
   const form = numberFields([[ui.steps, 'bsteps', 'Steps'], [ui.batch, 'bbatch', 'The batch B'], [ui.seed, 'bseed', 'The seed'],
@@ -154,7 +154,7 @@ export function setupBreak(app) {
     box.addEventListener('change', read);
   }
   // the budget: the default, or the one at which both leaking variants were measured to read the future
-  const budgets = [['default', BUDGETS.default], ['lesson', BUDGETS.lesson]].map(([name, steps]) => {
+  const budgets = /** @type {Array<[string, number]>} */ ([['default', BUDGETS.default], ['lesson', BUDGETS.lesson]]).map(([name, steps]) => {
     const radio = el('input', { type: 'radio', name: 'bbudget', value: String(steps), 'data-budget': name });
     const text = el('span', { class: 'muted' });
     ui.budget.append(el('label', { class: 'check' }, radio, el('span', {}, name === 'default'
@@ -218,16 +218,17 @@ export function setupBreak(app) {
       evalEvery: stepsBetween(s.bsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.bsteps, 5),
     };
     const lastSeed = s.bseed + s.bseeds - 1;
-    const bad = ['canonical', ...s.variants].map((variant) => checkRun({ ...settings, variant })).find((r) => !r.ok)
-      ?? [checkRun({ ...settings, seed: lastSeed })].find((r) => !r.ok);
-    return bad ? { error: bad.error } : settings;
+    const error = refusal([...['canonical', ...s.variants].map((variant) => checkRun({ ...settings, variant })),
+      checkRun({ ...settings, seed: lastSeed })]);
+    return error ? { error } : { settings };
   }
 
   // ---------------------------------------------------------------- runs
   async function startAll() {
     showError('');
-    const settings = runSettings();
-    if (settings.error) return showRejection(ui.error, app.readable(settings.error), form.invalid(app.state) ?? ui.start);
+    const checked = runSettings();
+    if ('error' in checked) return showRejection(ui.error, app.readable(checked.error), form.invalid(app.state) ?? ui.start);
+    const { settings } = checked;
     let text;
     try {
       text = await loadCorpus();
@@ -336,7 +337,7 @@ export function setupBreak(app) {
       const why = noPairedSeed(paired, 'canonical and every variant');
       return why ? [el('p', { class: 'table-caption' }, why)] : [];
     }
-    if (!c.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
+    if (c.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     const names = comp.meta.variants;
     const rows = finalRows(names, paired.used, c);
     const caption = `Final validation loss after ${count(comp.meta.steps)} steps ${seedsCaption(paired, comp.meta.seeds, 'canonical and every variant')}`;

@@ -5,7 +5,7 @@
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
 // (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
-import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds } from '../engine.js';
+import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds, refusal } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { Comparison, evalGrid, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
@@ -17,7 +17,7 @@ import { prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { PairedDifferenceView } from '../views/paired_difference_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
-import { count, download, el, plural, showAlert, showRejection, table } from '../views/dom.js';
+import { buttonById, count, download, el, inputById, inputsNamed, plural, showAlert, showRejection, table, textAreaById } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 import { WaitingCards } from '../views/waiting_cards.js';
@@ -41,18 +41,18 @@ const mib = (bytes) => bytes / 2 ** 20;
  */
 export function setupHeads(app) {
   const ui = {
-    heads: $('c-heads'), D: $('c-D'), layers: $('c-layers'), context: $('c-context'), batch: $('c-batch'),
-    steps: $('c-steps'), lr: $('c-lr'), seed: $('c-seed'), seeds: $('c-seeds'),
-    corpus: [...document.querySelectorAll('input[name="corpus"]')],
-    corpusBox: document.querySelector('#panel-heads [data-control="corpus"]'),
-    task: [...document.querySelectorAll('input[name="ctask"]')], taskNote: $('c-task-note'),
-    intros: [...document.querySelectorAll('#panel-heads .intro[data-task]')],
-    text: $('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
-    start: $('c-start'), pause: $('c-pause'), stop: $('c-stop'), csv: $('c-csv'), upload: $('c-upload'),
+    heads: inputById('c-heads'), D: inputById('c-D'), layers: inputById('c-layers'), context: inputById('c-context'), batch: inputById('c-batch'),
+    steps: inputById('c-steps'), lr: inputById('c-lr'), seed: inputById('c-seed'), seeds: inputById('c-seeds'),
+    corpus: inputsNamed('corpus'),
+    corpusBox: /** @type {HTMLElement} */ (document.querySelector('#panel-heads [data-control="corpus"]')),
+    task: inputsNamed('ctask'), taskNote: $('c-task-note'),
+    intros: /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#panel-heads .intro[data-task]')]),
+    text: textAreaById('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
+    start: buttonById('c-start'), pause: buttonById('c-pause'), stop: buttonById('c-stop'), csv: buttonById('c-csv'), upload: inputById('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
-    confirm: $('c-confirm'), confirmText: $('c-confirm-text'), confirmGo: $('c-confirm-go'), confirmCancel: $('c-confirm-cancel'),
-    budgetBox: $('c-budget'), budgetShort: $('c-budget-short'), budgetLonger: $('c-budget-longer'), budgetHelp: $('c-budget-help'),
-    why: $('c-why'), whyEarly: $('c-why-early'), whyLater: $('c-why-later'), titleHeads: $('c-title-heads'),
+    confirm: $('c-confirm'), confirmText: $('c-confirm-text'), confirmGo: buttonById('c-confirm-go'), confirmCancel: buttonById('c-confirm-cancel'),
+    budgetBox: $('c-budget'), budgetShort: buttonById('c-budget-short'), budgetLonger: buttonById('c-budget-longer'), budgetHelp: $('c-budget-help'),
+    why: $('c-why'), whyEarly: buttonById('c-why-early'), whyLater: buttonById('c-why-later'), titleHeads: $('c-title-heads'),
   };
   const curves = new SeedCurvesView($('c-chart'), { valuesRoot: $('c-values') });
   const differences = new PairedDifferenceView($('c-diff'));
@@ -126,7 +126,7 @@ export function setupHeads(app) {
   // H that is; the last seed within the core's range)
   function runSettings() {
     const s = app.state;
-    const counts = prop(headsKey());
+    const counts = /** @type {Extract<import('../state.js').Prop, {type: 'ints'}>} */ (prop(headsKey()));
     const heads = s[headsKey()];
     const err = form().error(s) ?? (offsets() ? null : textForm.error(s))
       ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
@@ -149,9 +149,9 @@ export function setupHeads(app) {
       snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
     };
     const lastSeed = s.cseed + s[seedsKey()] - 1;
-    const bad = heads.map((H) => checkRun({ ...settings, nHeads: H })).find((r) => !r.ok)
-      ?? [checkRun({ ...settings, nHeads: heads[0], seed: lastSeed })].find((r) => !r.ok);
-    return bad ? { error: bad.error } : { settings, heads };
+    const error = refusal([...heads.map((H) => checkRun({ ...settings, nHeads: H })),
+      checkRun({ ...settings, nHeads: heads[0], seed: lastSeed })]);
+    return error ? { error } : { settings, heads };
   }
 
   function checkText() {
@@ -239,9 +239,9 @@ export function setupHeads(app) {
     // the file says what it is a model of: its sizes and its task (a model of the offsets or the induction task is
     // set up as a run of that task, whichever task this panel shows), at least as many steps as it has trained
     const model = checkpointSettings(bytes, settings);
-    if (!model.ok) return report(model.error);
-    const { task, symbols, offsets: list, vocab, segMin, segMax } = model.settings;
-    const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, steps: Math.max(settings.steps, model.step) };
+    if (model.ok === false) return report(model.error);
+    const { task, symbols, offsets: list, vocab, segMin, segMax, nHeads } = model.settings;
+    const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, nHeads, steps: Math.max(settings.steps, model.step) };
     let text;
     try {
       text = task !== 'char' ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
@@ -408,7 +408,7 @@ export function setupHeads(app) {
       if (back !== null) {
         // from the run's own history: the largest rate it trained at while its loss still fell, else a tenth of the
         // rate that blew up; never above the default, which trains this panel's models (run_state.js)
-        const { lr: lower, why } = suggestedLr(run, lrAt, prop('lr').default);
+        const { lr: lower, why } = suggestedLr(run, lrAt, /** @type {number} */ (prop('lr').default));
         const b = el('button', { type: 'button', class: 'button', 'data-action': 'restore' },
           `Go back to the snapshot at step ${back} and continue with learning rate ${lower} (${why})`);
         b.addEventListener('click', async () => {
@@ -474,7 +474,7 @@ export function setupHeads(app) {
     }
     const labels = heads.map((H) => `H = ${H}`);
     const c = compareOverSeeds(labels, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), 0);
-    if (!c.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
+    if (c.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     const n = complete.length;
     const rows = finalRows(labels, used, c).map((row, g) => [...row, `${(used[g].reduce((t, r) => t + r.wallSeconds, 0) / n).toFixed(1)} s`]);
     const same = new Set(used.map((rs) => rs[0].facts?.params)).size === 1;
@@ -495,7 +495,7 @@ export function setupHeads(app) {
     const n = used[0].length;
     const r = reachOverSeeds(labels, used.flat().map((run) => run.val.step), used.flat().map((run) => run.val.loss), n,
       o.threshold, used[0][0].settings.steps);
-    if (!r.ok) return [el('p', { class: 'alert', role: 'alert' }, app.readable(r.error))];
+    if (r.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(r.error))];
     const at = (f) => (f < 0 ? 'not reached' : count(f));
     const median = (m) => (m < 0 ? 'not reached' : Number.isInteger(m) ? count(m) : `${count(Math.floor(m))}.5`);
     const rows = labels.map((label, g) => {

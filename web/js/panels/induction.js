@@ -4,7 +4,7 @@
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
 // against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
 // measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
-import { checkRun, constants } from '../engine.js';
+import { checkRun, constants, refusal } from '../engine.js';
 import { Comparison } from '../comparison.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
@@ -12,7 +12,7 @@ import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state
 import { ASK_ABOVE_SECONDS, duration, estimate, measuredSpeed } from './heads_budget.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
-import { count, el, showAlert, showRejection, table } from '../views/dom.js';
+import { buttonById, count, el, inputById, inputsNamed, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
@@ -36,11 +36,11 @@ const $ = (id) => document.getElementById(id);
  */
 export function setupInduction(app) {
   const ui = {
-    task: [...document.querySelectorAll('input[name="ntask"]')],
-    steps: $('n-steps'), lr: $('n-lr'), seed: $('n-seed'), start: $('n-start'), stop: $('n-stop'), estimate: $('n-estimate'),
-    confirm: $('n-confirm'), confirmText: $('n-confirm-text'), confirmGo: $('n-confirm-go'), confirmCancel: $('n-confirm-cancel'),
+    task: inputsNamed('ntask'),
+    steps: inputById('n-steps'), lr: inputById('n-lr'), seed: inputById('n-seed'), start: buttonById('n-start'), stop: buttonById('n-stop'), estimate: $('n-estimate'),
+    confirm: $('n-confirm'), confirmText: $('n-confirm-text'), confirmGo: buttonById('n-confirm-go'), confirmCancel: buttonById('n-confirm-cancel'),
     error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
-    layer0: $('n-layer0'), layer0Result: $('n-layer0-result'),
+    layer0: buttonById('n-layer0'), layer0Result: $('n-layer0-result'),
   };
   const form = numberFields([[ui.steps, 'nsteps', 'Steps'], [ui.seed, 'nseed', 'The seed'], [ui.lr, 'nlr', 'The learning rate']]);
   const charts = {
@@ -106,16 +106,17 @@ export function setupInduction(app) {
       weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: Math.min(c.induction.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr,
       seed: s.nseed, evalEvery: stepsBetween(s.nsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.nsteps, 5),
     };
-    const verdict = checkRun(settings);
-    return verdict.ok ? settings : { error: verdict.error };
+    const error = refusal([checkRun(settings)]);
+    return error ? { error } : { settings };
   }
 
   // confirmed: the user said yes to a run longer than ASK_ABOVE_SECONDS (the question is asked in the page)
   function startAll(confirmed = false) {
     showError('');
     ui.confirm.hidden = true;
-    const settings = runSettings();
-    if (settings.error) return showRejection(ui.error, app.readable(settings.error), form.invalid(app.state) ?? ui.steps);
+    const checked = runSettings();
+    if ('error' in checked) return showRejection(ui.error, app.readable(checked.error), form.invalid(app.state) ?? ui.steps);
+    const { settings } = checked;
     const e = timeEstimate();
     if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
       ui.confirmText.textContent = `This will take about ${duration(e.seconds)} here: 2 runs of ${count(app.state.nsteps)} steps ` +
@@ -255,7 +256,7 @@ export function setupInduction(app) {
       showError(r.error);
     }
     layer0.result = r.ok ? r : null;
-    schedule(performance.now());
+    schedule(true);  // the answer is drawn at the next frame
   }
 
   function toggleLayer0() {

@@ -5,7 +5,7 @@
 import { constants } from '../engine.js';
 import { RUN_EVENT } from '../protocol.js';
 import { attentionLegend } from '../views/attention_view.js';
-import { download, el, showAlert } from '../views/dom.js';
+import { buttonById as button, download, el, inputById as input, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';
 import { HeadTraceView } from '../views/head_trace_view.js';
 import { HeatmapView } from '../views/heatmap_view.js';
@@ -15,9 +15,6 @@ const SETTINGS = {
 };
 
 const $ = (id) => document.getElementById(id);
-// a form field or button of index.html, typed as the HTML makes it (the check cannot read the HTML)
-const input = (id) => /** @type {HTMLInputElement} */ ($(id));
-const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
 
 // characters as heatmap labels: blanks made visible
 function shown(ch) {

@@ -20,6 +20,16 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Elements of index.html by id (or name), typed as the HTML makes them: the type checker cannot read the HTML.
+/** @param {string} id @returns {HTMLInputElement} */
+export const inputById = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+/** @param {string} id @returns {HTMLButtonElement} */
+export const buttonById = (id) => /** @type {HTMLButtonElement} */ (document.getElementById(id));
+/** @param {string} id @returns {HTMLTextAreaElement} */
+export const textAreaById = (id) => /** @type {HTMLTextAreaElement} */ (document.getElementById(id));
+/** @param {string} name the radio buttons or checkboxes of this name @returns {HTMLInputElement[]} */
+export const inputsNamed = (name) => /** @type {HTMLInputElement[]} */ ([...document.querySelectorAll(`input[name="${name}"]`)]);
+
 /**
  * Offers a file for download (an <a download> click; a sandboxed iframe without allow-downloads ignores it).
  * @param {Blob} blob

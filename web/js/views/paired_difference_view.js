@@ -48,6 +48,7 @@ export class PairedDifferenceView extends UPlotChart {
 
   options(groups, unit) {
     const reference = groups[0].label;
+    /** @type {object[]} uPlot's series options */
     const series = [{ label: 'step' }, { label: `${reference} (the reference)`, stroke: seriesStyle(0).stroke, width: 1.5,
       dash: [4, 4], points: { show: false }, value: (u, v) => (v == null ? '–' : '0') }];
     const bands = [];

@@ -5,7 +5,7 @@ import { el } from './dom.js';
 
 export class WaitingCards {
   /**
-   * @param {{tag?: string, cardClass?: string, title: (p: object) => (Node|string)}} o as the panel's run cards: their
+   * @param {{tag?: 'div'|'article', cardClass?: string, title: (p: object) => (Node|string)}} o as the panel's run cards: their
    *   element and class besides 'run-card status-queued'; the card's title for a planned run
    */
   constructor({ tag = 'div', cardClass = '', title }) {
