@@ -84,3 +84,30 @@ test('progress redraws at most every ms; a state change draws at the next frame 
     clock.restore();
   }
 });
+
+test('under prefers-reduced-motion the curves move on at most every 2 s; a state change is still drawn at once', () => {
+  const clock = fakeClock(10_000);
+  const saved = globalThis.matchMedia;
+  globalThis.matchMedia = /** @type {any} */ ((q) => ({ matches: q === '(prefers-reduced-motion: reduce)' }));
+  try {
+    let draws = 0;
+    const schedule = drawScheduler(() => { draws += 1; }, 250);
+    schedule();
+    clock.tick(0);
+    assert.equal(draws, 1);
+    schedule();
+    clock.tick(1000);
+    assert.equal(draws, 1, 'progress 1,000 fake ms after a draw waits');
+    clock.tick(1000);
+    assert.equal(draws, 2, 'and is drawn 2,000 fake ms after it');
+    schedule();
+    clock.advance(10);
+    schedule(true);
+    clock.tick(0);
+    assert.equal(draws, 3, 'a state change is not slowed');
+  } finally {
+    if (saved) globalThis.matchMedia = saved;
+    else delete globalThis.matchMedia;
+    clock.restore();
+  }
+});

@@ -15,6 +15,7 @@ const SETTINGS = {
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
   maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
   maxTraces: 200,           // head traces kept per run (a few kB each), thinned like the snapshots beyond that
+  reducedMotionMs: 2000,    // the panels' live charts redraw at most this often under prefers-reduced-motion
 };
 
 /**
@@ -505,11 +506,14 @@ export class Run {
  * A throttled redraw for panels fed by training workers: progress arrives dozens of times a second from each
  * worker, so draw() runs at most every `ms` milliseconds, inside an animation frame, and the main thread stays
  * idle (no long tasks). schedule(true) draws at the next frame (for state changes the user should see at once).
+ * Where the user asks for less motion (prefers-reduced-motion), the curves move on at most every
+ * SETTINGS.reducedMotionMs instead; state changes are still drawn at once.
  * @param {() => void} draw
  * @param {number} ms
  * @returns {(now?: boolean) => void} schedule
  */
 export function drawScheduler(draw, ms) {
+  const every = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ? Math.max(ms, SETTINGS.reducedMotionMs) : ms;
   let frame = 0, lastDraw = 0;
   /** @type {ReturnType<typeof setTimeout> | 0} the throttle's timer, 0 when none is pending */
   let timer = 0;
@@ -522,7 +526,7 @@ export function drawScheduler(draw, ms) {
       clearTimeout(timer);
       timer = 0;
     }
-    const wait = now ? 0 : Math.max(0, ms - (performance.now() - lastDraw));
+    const wait = now ? 0 : Math.max(0, every - (performance.now() - lastDraw));
     timer = setTimeout(() => {
       timer = 0;
       frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
