@@ -53,3 +53,28 @@ TEST_CASE("backward's gradients do not depend on what the previous backward left
         REQUIRE(want.size() > 0);
     }
 }
+
+TEST_CASE("reserve allocates a forward's activations up front, and a larger reserve leaves later steps right",
+          "[model]") {
+    ModelConfig c;
+    c.vocab_size = 11, c.d_model = 8, c.n_heads = 2, c.n_layers = 2, c.max_seq_len = 6;
+    const int B = 2, T = 6;
+    const std::vector<int> idx = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1}, targets = {2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1, 2};
+    Gpt<float> fresh(c), reserved(c);
+    fresh.init_weights(3);
+    std::copy(fresh.params(), fresh.params() + fresh.num_params(), reserved.params());
+    CHECK(reserved.activation_capacity() == 0);
+    reserved.reserve(B, T);
+    CHECK(reserved.activation_capacity() == activation_elements(c, B, T));
+    const std::vector<float> want = gradients(fresh, idx, targets, B, T);
+    CHECK(gradients(reserved, idx, targets, B, T) == want);
+    CHECK(reserved.activation_capacity() == activation_elements(c, B, T));  // the step allocated nothing more
+    // a larger reserve after a step moves the buffers: the next step at the old (B,T) lays them out again
+    reserved.reserve(4, T);
+    CHECK(reserved.activation_capacity() == activation_elements(c, 4, T));
+    CHECK(gradients(reserved, idx, targets, B, T) == want);
+    // a smaller one keeps what there is
+    reserved.reserve(1, 3);
+    CHECK(reserved.activation_capacity() == activation_elements(c, 4, T));
+    CHECK_THROWS_WITH(reserved.reserve(B, T + 1), Catch::Contains("sequence length 7 is outside 1..6"));
+}

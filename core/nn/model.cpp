@@ -373,25 +373,32 @@ void Gpt<S>::combine_heads_backward(const BlockParams& w, BlockParams& gw, const
 
 // ---------------------------------------------------------------- forward
 template <class S>
-S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
-    const int V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
-    const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
+void Gpt<S>::reserve(int B, int T) {
     MHA_CHECK(B >= 1 && T >= 1 && T <= cfg_.max_seq_len,
               "sequence length " + std::to_string(T) + " is outside 1.." + std::to_string(cfg_.max_seq_len));
-    for (int i = 0; i < BT; ++i) {
-        MHA_CHECK(idx[i] >= 0 && idx[i] < V, "token id outside the vocabulary");
-        if (targets) MHA_CHECK(targets[i] >= -1 && targets[i] < V, "target id outside the vocabulary");
-    }
-    // (re)lay out the activations; allocate only when this batch needs more room than any before
     Acts counted;
     // a batch the set-up accepted fits (run.hpp kRunMemoryLimit), so its count fits a size_t too
     const std::size_t need = static_cast<std::size_t>(act_views(cfg_, nullptr, B, T, counted));
     if (need > act_buf_.size()) {
         act_buf_.assign(need, S(0));
         dact_buf_.assign(need, S(0));
-        idx_.resize(BT);
-        targets_.resize(BT);
+        B_ = T_ = 0;  // the views pointed into the old buffers: forward lays them out again
     }
+    const std::size_t BT = std::size_t(B) * std::size_t(T);
+    if (idx_.size() < BT) idx_.resize(BT), targets_.resize(BT);
+}
+
+template <class S>
+S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
+    const int V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
+    const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
+    // checks B and T; allocates only when this batch needs more room than any before
+    reserve(B, T);
+    for (int i = 0; i < BT; ++i) {
+        MHA_CHECK(idx[i] >= 0 && idx[i] < V, "token id outside the vocabulary");
+        if (targets) MHA_CHECK(targets[i] >= -1 && targets[i] < V, "target id outside the vocabulary");
+    }
+    // (re)lay out the activations in their buffers for this (B,T)
     if (B != B_ || T != T_) {
         act_views(cfg_, act_buf_.data(), B, T, acts_);
         act_views(cfg_, dact_buf_.data(), B, T, dacts_);
@@ -400,7 +407,6 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
             db.attproj = db.res1 = dacts_.encoded;
             if (cfg_.mlp) db.fcproj = db.res2 = dacts_.encoded;
         }
-        if (idx_.size() < std::size_t(BT)) idx_.resize(BT), targets_.resize(BT);
         B_ = B, T_ = T;
     }
     std::copy(idx, idx + BT, idx_.begin());

@@ -67,6 +67,12 @@ public:
     // idx (B,T) token ids in [0,V), T <= max_seq_len; targets (B,T) or null (then no loss, returns 0).
     // Computes logits (B,T,V), probs and every layer's attention (B,H,T,T); returns the mean loss.
     S forward(const int* idx, const int* targets, int B, int T);
+    // Allocates now what a forward and backward of B sequences of T tokens need (activations and their gradients;
+    // forward would on its first call): a run sizes them when it is made, so that running out of memory is a
+    // set-up failure, never a half-built run that fails at its first step. Nothing when they are there already.
+    void reserve(int B, int T);
+    // elements of the activation buffer (and of its gradient's): what the largest (B,T) so far needs
+    std::size_t activation_capacity() const { return act_buf_.size(); }
     // gradients of the last forward's loss, ACCUMULATED into grads(); call zero_grad() first
     void backward();
     void zero_grad();
