@@ -1,6 +1,7 @@
 // The core's tables as the page's own module exports them (no browser): constants().settingFields, .tasks and
 // .presets, from which the page builds its forms, its task choice, its notes and its presets; every settings field
-// round-trips through the bindings (web/marshal.hpp, both ways); every preset is a run the core accepts.
+// round-trips through the bindings (web/marshal.hpp, both ways); every preset is a run the core accepts; the
+// generated typedef's defaults (web/js/run_settings_type.js) are the module's.
 //   node --test tests/browser/constants.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,4 +82,10 @@ test('a run of a task reports its own settings in its facts', async () => {
     for (const key of t.fields) assert.equal(facts[key], s[key], `${t.name}.${key}`);
     run.delete();
   }
+});
+
+test('the generated typedef\'s defaults are the module\'s', async () => {
+  const c = (await module())._constants();
+  const { RUN_SETTINGS_DEFAULTS } = await import(new URL('../../web/js/run_settings_type.js', import.meta.url).href);
+  assert.deepEqual({ ...RUN_SETTINGS_DEFAULTS }, c.defaults);
 });
