@@ -296,6 +296,7 @@ RunFacts Run::facts() const {
     f.model = model().config();
     f.train = trainer_->train_config();
     f.task = spec_.task;
+    f.task_json = task_json(spec_);
     f.induction = spec_.induction;
     f.offsets = spec_.offsets;
     f.steps_done = steps_done();

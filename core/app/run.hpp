@@ -132,6 +132,7 @@ struct RunFacts {
     ModelConfig model;
     TrainConfig train;
     Task task = Task::text;
+    std::string task_json;          // the task and its own settings as a checkpoint records them (task_json)
     InductionTaskConfig induction;  // induction task only
     OffsetTaskConfig offsets;       // offsets task only
     int steps_done = 0;

@@ -7,6 +7,7 @@
 
 #include "checkpoint.hpp"
 #include "config.hpp"
+#include "error.hpp"
 #include "json_mini.hpp"
 
 namespace mha {
@@ -192,6 +193,37 @@ RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uin
     return spec;
 }
 
+namespace {
+
+// {"name":..., and the task's fields of the settings table} (task_json) into r: "" or the sentence
+std::string read_task_json(const std::string& text, RunSettings& r) {
+    json::Value v;
+    const json::Value* name = json::parse(text, v).empty() ? v.find("name") : nullptr;
+    const TaskRow* k = name && name->is(json::Kind::string) ? find_task(name->s) : nullptr;
+    if (!k) return "the checkpoint names a task this lab does not know.";
+    RunSettings out = r;
+    out.task = k->name;
+    // the task's fields of the settings table, by their names (task_json wrote them)
+    std::string names;
+    bool missing = false;
+    std::vector<const SettingField*> own;
+    for (const SettingField& f : setting_fields())
+        if (f.task == std::string(k->name)) own.push_back(&f);
+    for (std::size_t i = 0; i < own.size(); ++i) {
+        const SettingField& f = *own[i];
+        names += std::string(i == 0 ? "" : i + 1 == own.size() ? " or " : ", ") + f.name;
+        const json::Value* x = v.find(f.name);
+        if (f.text && x && x->is(json::Kind::string)) out.*f.text = x->s;
+        else if (f.number && x && x->is(json::Kind::integer)) out.*f.number = static_cast<double>(x->i);
+        else missing = true;
+    }
+    if (missing) return "the checkpoint's " + std::string(k->name) + " task has no " + names + ".";
+    r = out;
+    return "";
+}
+
+}  // namespace
+
 std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSettings& s, int& step) {
     Checkpoint c;
     std::string err = load_checkpoint(bytes.data(), bytes.size(), c);
@@ -201,28 +233,8 @@ std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSe
     r.n_layers = c.config.n_layers, r.context = c.config.max_seq_len, r.mlp = c.config.mlp;
     r.variant = variant_name(c.config.variant);
     r.task = task_name(Task::text);
-    if (!c.task.empty()) {
-        json::Value v;
-        const json::Value* name = json::parse(c.task, v).empty() ? v.find("name") : nullptr;
-        const TaskRow* k = name && name->is(json::Kind::string) ? find_task(name->s) : nullptr;
-        if (!k) return "the checkpoint names a task this lab does not know.";
-        r.task = k->name;
-        // the task's fields of the settings table, by their names (task_json wrote them)
-        std::string names;
-        bool missing = false;
-        std::vector<const SettingField*> own;
-        for (const SettingField& f : setting_fields())
-            if (f.task == std::string(k->name)) own.push_back(&f);
-        for (std::size_t i = 0; i < own.size(); ++i) {
-            const SettingField& f = *own[i];
-            names += std::string(i == 0 ? "" : i + 1 == own.size() ? " or " : ", ") + f.name;
-            const json::Value* x = v.find(f.name);
-            if (f.text && x && x->is(json::Kind::string)) r.*f.text = x->s;
-            else if (f.number && x && x->is(json::Kind::integer)) r.*f.number = static_cast<double>(x->i);
-            else missing = true;
-        }
-        if (missing) return "the checkpoint's " + std::string(k->name) + " task has no " + names + ".";
-    }
+    if (!c.task.empty())
+        if (std::string err = read_task_json(c.task, r); !err.empty()) return err;
     step = c.has_optimizer ? c.optimizer.step : 0;
     s = r;
     return "";
@@ -277,11 +289,8 @@ RunSettings settings_of(const RunFacts& f) {
     s.d_model = f.model.d_model, s.n_heads = f.model.n_heads, s.n_kv_heads = f.model.n_kv_heads;
     s.n_layers = f.model.n_layers, s.context = f.model.max_seq_len, s.mlp = f.model.mlp;
     s.variant = variant_name(f.model.variant);
-    const TaskRow& k = task_row(f.task);
-    RunSpec spec;
-    spec.task = f.task, spec.induction = f.induction, spec.offsets = f.offsets;
-    s.task = k.name;
-    k.write(spec, s);
+    // the task's own fields as its checkpoint would record them: no line here per task
+    if (std::string err = read_task_json(f.task_json, s); !err.empty()) throw Error("the run's facts: " + err);
     return s;
 }
 
