@@ -197,3 +197,26 @@ TEST_CASE("a task's own settings go into a checkpoint and come back, and into th
         }
     }
 }
+
+TEST_CASE("the core's structs start where the settings table does", "[tables]") {
+    // a RunSpec built from RunSettings{} is the structs' own defaults: one set of defaults, whichever way a run is made
+    RunSpec spec;
+    REQUIRE(to_run_spec(RunSettings{}, spec).empty());
+    CHECK(same_model(spec.model, ModelConfig{}));
+    const TrainConfig t;
+    CHECK((spec.train.batch == t.batch && spec.train.steps == t.steps && spec.train.warmup == t.warmup));
+    CHECK((spec.train.lr == t.lr && spec.train.min_lr == t.min_lr && spec.train.clip == t.clip));
+    CHECK((spec.train.adamw.weight_decay == t.adamw.weight_decay && spec.train.seed == t.seed));
+    CHECK(spec.eval_batches == RunSpec{}.eval_batches);
+    RunSettings offsets;
+    offsets.task = "offsets";
+    REQUIRE(to_run_spec(offsets, spec).empty());
+    CHECK(spec.offsets.symbols == OffsetTaskConfig{}.symbols);
+    CHECK(spec.offsets.offsets == OffsetTaskConfig{}.offsets);
+    // (InductionTaskConfig{} keeps its own segments, 8..15, for the tests written against it; the settings' 3..7 are
+    // the page's short setting)
+    RunSettings induction;
+    induction.task = "induction";
+    REQUIRE(to_run_spec(induction, spec).empty());
+    CHECK(spec.induction.vocab == InductionTaskConfig{}.vocab);
+}
