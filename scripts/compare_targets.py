@@ -22,7 +22,7 @@ STEPS = 200
 TOL_LOSS = 1e-4
 TOL_WEIGHT = 5e-3
 FLAGS = ["--steps", str(STEPS), "--warmup", "20", "--batch", "8", "--context", "32", "--d-model", "32",
-         "--heads", "4", "--layers", "2", "--eval-every", "50", "--eval-batches", "4", "--seed", "7", "--quiet"]
+         "--heads", "4", "--layers", "2", "--eval-every", "50", "--seed", "7", "--quiet"]
 
 
 def read_safetensors(path):

@@ -117,8 +117,8 @@ val constants() {
     val r = val::object();
     r.set("limits", limits), r.set("thresholds", thresholds), r.set("divergenceFactor", mha::kDivergenceFactor);
     r.set("variants", strings(variants));
-    r.set("tasks", strings({mha::task_name(mha::Task::text), mha::task_name(mha::Task::induction),
-                            mha::task_name(mha::Task::offsets)}));
+    r.set("tasks", to_js(mha::tasks())), r.set("presets", to_js(mha::presets()));
+    r.set("settingFields", to_js(mha::setting_fields()));
     r.set("offsetsSetting", offsets);
     r.set("inductionSettings", settings), r.set("induction", induction), r.set("endSample", end_sample);
     r.set("evalBatches", mha::RunSpec{}.eval_batches), r.set("defaults", to_js(mha::RunSettings{}));
@@ -136,6 +136,16 @@ val checkpoint_settings(const val& file, const val& settings) {
             r.set("settings", to_js(s)), r.set("step", step);
             return r;
         });
+    });
+}
+
+// settings with every key: those given, the rest at the core's defaults (a preset's settings with the form's D, H
+// and seed: { ...constants().presets.offsets.settings, dModel, nHeads, seed }): { ok, settings }
+val full_settings(const val& settings) {
+    return guarded([&] {
+        val r = ok();
+        r.set("settings", to_js(run_settings(settings)));
+        return r;
     });
 }
 
@@ -319,6 +329,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_workedExample", &worked_example);
     emscripten::function("_constants", &constants);
     emscripten::function("_checkRun", &check_run);
+    emscripten::function("_fullSettings", &full_settings);
     emscripten::function("_checkpointSettings", &checkpoint_settings);
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
     emscripten::function("_compareVariants", &compare_variants);

@@ -114,23 +114,16 @@ inline std::vector<std::uint8_t> bytes(const val& array) {
 }
 
 // ---------------------------------------------------------------- from JS
-// a run's settings: the keys of constants().defaults; a missing key keeps its value in base
+// a run's settings: the js keys of the settings table (run_settings.hpp, constants().defaults); a missing key keeps
+// its value in base
 inline mha::RunSettings run_settings(const val& s, mha::RunSettings r = {}) {
-    const auto num = [&](const char* key, double& out) {
-        if (!s[key].isUndefined()) out = number(s, key);
-    };
-    const auto str = [&](const char* key, std::string& out) {
-        const val v = s[key];
-        if (!v.isUndefined()) out = v.isString() ? v.as<std::string>() : std::string("(not a name)");
-    };
-    num("dModel", r.d_model), num("nHeads", r.n_heads), num("nKvHeads", r.n_kv_heads), num("nLayers", r.n_layers);
-    num("context", r.context);
-    if (!s["mlp"].isUndefined()) r.mlp = s["mlp"].isTrue();
-    str("variant", r.variant), str("task", r.task);
-    num("vocab", r.vocab), num("segMin", r.seg_min), num("segMax", r.seg_max);
-    num("symbols", r.symbols), str("offsets", r.offsets);
-    num("batch", r.batch), num("steps", r.steps), num("warmup", r.warmup), num("lr", r.lr), num("minLr", r.min_lr);
-    num("clip", r.clip), num("weightDecay", r.weight_decay), num("seed", r.seed), num("evalBatches", r.eval_batches);
+    for (const mha::SettingField& f : mha::setting_fields()) {
+        const val v = s[f.js];
+        if (v.isUndefined()) continue;
+        if (f.number) r.*f.number = number(s, f.js);
+        if (f.boolean) r.*f.boolean = v.isTrue();
+        if (f.text) r.*f.text = v.isString() ? v.as<std::string>() : std::string("(not a name)");
+    }
     return r;
 }
 
@@ -193,6 +186,13 @@ inline mha::WorkedExampleInput worked_input(const val& input) {
 }
 
 // ---------------------------------------------------------------- to JS: { ok: true, ...fields }
+// obj[field.js] = the field of s, as a number, a boolean or a string
+inline void set_field(val& obj, const mha::SettingField& field, const mha::RunSettings& s) {
+    if (field.number) obj.set(field.js, s.*field.number);
+    if (field.boolean) obj.set(field.js, s.*field.boolean);
+    if (field.text) obj.set(field.js, s.*field.text);
+}
+
 inline val to_js(const mha::RunFacts& f) {
     val r = ok();
     r.set("vocabSize", f.model.vocab_size), r.set("dModel", f.model.d_model), r.set("nHeads", f.model.n_heads);
@@ -203,13 +203,12 @@ inline val to_js(const mha::RunFacts& f) {
     r.set("trainTokens", static_cast<double>(f.train_tokens)), r.set("valTokens", static_cast<double>(f.val_tokens));
     r.set("unknownChars", f.unknown_chars), r.set("baselineLoss", f.baseline_loss);
     r.set("divergenceLimit", f.divergence_limit);
-    r.set("task", std::string(mha::task_name(f.task)));
-    if (f.task == mha::Task::induction) r.set("segMin", f.induction.seg_min), r.set("segMax", f.induction.seg_max);
-    if (f.task == mha::Task::offsets) {
-        std::string list;
-        for (int o : f.offsets.offsets) list += (list.empty() ? "" : ",") + std::to_string(o);
-        r.set("symbols", f.offsets.symbols), r.set("offsets", list);
-    }
+    const std::string task = mha::task_name(f.task);
+    r.set("task", task);
+    // the task's own settings (segMin, segMax, ...; the settings table's task column)
+    const mha::RunSettings s = mha::settings_of(f);
+    for (const mha::SettingField& field : mha::setting_fields())
+        if (field.task == task) set_field(r, field, s);
     return r;
 }
 
@@ -390,16 +389,61 @@ inline val to_js(const mha::VariantComparison& c) {
     return r;
 }
 
-// a RunSettings as a JS object with the keys run_settings reads
+// a RunSettings as a JS object with the keys run_settings reads (every field of the settings table)
 inline val to_js(const mha::RunSettings& s) {
     val r = val::object();
-    r.set("dModel", s.d_model), r.set("nHeads", s.n_heads), r.set("nKvHeads", s.n_kv_heads);
-    r.set("nLayers", s.n_layers), r.set("context", s.context), r.set("mlp", s.mlp), r.set("variant", s.variant);
-    r.set("task", s.task), r.set("vocab", s.vocab), r.set("segMin", s.seg_min), r.set("segMax", s.seg_max);
-    r.set("symbols", s.symbols), r.set("offsets", s.offsets);
-    r.set("batch", s.batch), r.set("steps", s.steps), r.set("warmup", s.warmup), r.set("lr", s.lr);
-    r.set("minLr", s.min_lr), r.set("clip", s.clip), r.set("weightDecay", s.weight_decay), r.set("seed", s.seed);
-    r.set("evalBatches", s.eval_batches);
+    for (const mha::SettingField& f : mha::setting_fields()) set_field(r, f, s);
+    return r;
+}
+
+// the settings table for the page: [{ key, name, kind ('whole', 'real', 'flag', 'name'), flag, min, max (whole
+// only), task ('' for every task), label, help, default }]
+inline val to_js(const std::vector<mha::SettingField>& fields) {
+    static const char* kinds[] = {"whole", "real", "flag", "name"};
+    const mha::RunSettings defaults;
+    val a = val::array();
+    for (const mha::SettingField& f : fields) {
+        val o = val::object();
+        o.set("key", std::string(f.js)), o.set("name", std::string(f.name));
+        o.set("kind", std::string(kinds[static_cast<int>(f.kind)])), o.set("flag", std::string(f.flag));
+        if (f.kind == mha::FieldKind::whole) o.set("min", f.lo), o.set("max", f.hi);
+        o.set("task", std::string(f.task)), o.set("label", std::string(f.label)), o.set("help", std::string(f.help));
+        val d = val::object();
+        set_field(d, f, defaults);
+        o.set("default", d[f.js]);
+        a.call<void>("push", o);
+    }
+    return a;
+}
+
+// the task table for the page: [{ name, label, description, vocabulary, baseline, notes, preset, text,
+// inductionProbes, fields: the js keys of its own settings }]
+inline val to_js(const std::vector<mha::TaskRow>& tasks) {
+    val a = val::array();
+    for (const mha::TaskRow& k : tasks) {
+        val o = val::object(), fields = val::array();
+        o.set("name", std::string(k.name)), o.set("label", std::string(k.label));
+        o.set("description", std::string(k.description)), o.set("vocabulary", std::string(k.vocabulary));
+        o.set("baseline", std::string(k.baseline)), o.set("notes", std::string(k.notes));
+        o.set("preset", std::string(k.preset)), o.set("text", k.text), o.set("inductionProbes", k.induction_probes);
+        for (const mha::SettingField& f : mha::setting_fields())
+            if (f.task == std::string(k.name)) fields.call<void>("push", std::string(f.js));
+        o.set("fields", fields);
+        a.call<void>("push", o);
+    }
+    return a;
+}
+
+// the presets for the page: { name: { task, description, settings (a whole RunSettings), evalEvery, threshold } }
+// (evalEvery and threshold 0: the panel's own, none)
+inline val to_js(const std::vector<mha::Preset>& presets) {
+    val r = val::object();
+    for (const mha::Preset& p : presets) {
+        val o = val::object();
+        o.set("task", p.task), o.set("description", p.description), o.set("settings", to_js(p.settings));
+        o.set("evalEvery", p.eval_every), o.set("threshold", p.threshold);
+        r.set(p.name, o);
+    }
     return r;
 }
 

@@ -42,7 +42,7 @@ Inspection Inspector::look(const std::string& text, const HeadEdits& edits, bool
     std::vector<std::string> tokens;
     int unknown = 0;
     bool truncated = false;
-    if (task_ != Task::text) {
+    if (!task_row(task_).text) {
         // no text to type: the run's own probe sequence, the one its trace measures on
         ids = probe_.ids;
         tokens = probe_.tokens;

@@ -9,18 +9,6 @@
 
 namespace mha {
 
-const char* task_name(Task t) {
-    return t == Task::induction ? "induction" : t == Task::offsets ? "offsets" : "char";
-}
-
-bool parse_task(const std::string& name, Task& out) {
-    if (name == "char") out = Task::text;
-    else if (name == "induction") out = Task::induction;
-    else if (name == "offsets") out = Task::offsets;
-    else return false;
-    return true;
-}
-
 // ---------------------------------------------------------------- validation
 namespace {
 
@@ -32,14 +20,6 @@ std::string text_error(const std::string& text) {
     }
     if (text.empty()) return "The text is empty: paste or load some text to train on.";
     return "";
-}
-
-std::string task_error(const RunSpec& spec, int T) {
-    if (spec.task == Task::offsets) return validate_offset_task(spec.offsets, T);
-    const InductionTaskConfig& k = spec.induction;
-    std::string err = validate_induction_task(T, k.vocab, k.seg_min, k.seg_max);
-    if (err.empty() && k.seg_max < 2) err = "the repeated segment must be at least 2 tokens long to measure induction.";
-    return err;
 }
 
 std::string eval_batches_error(int n) {
@@ -58,7 +38,7 @@ std::string config_error(const ModelConfig& m, TrainConfig& t) {
 }  // namespace
 
 std::string validate(const RunSpec& spec) {
-    if (spec.task == Task::text) {
+    if (task_row(spec.task).text) {
         const std::string err = text_error(spec.text);
         if (!err.empty()) return err;
     }
@@ -103,33 +83,22 @@ std::string memory_error(ModelConfig m, int batch) {
 
 std::string validate_setup(const RunSpec& spec) {
     if (std::string err = eval_batches_error(spec.eval_batches); !err.empty()) return err;
+    const TaskRow& k = task_row(spec.task);
     ModelConfig m = spec.model;
-    // the text's vocabulary is known only once tokenized (make_run); any V within the limits checks the rest
-    m.vocab_size = spec.task == Task::induction ? spec.induction.vocab : 2;
-    if (spec.task == Task::offsets) {
-        // the offsets task's classes, S^K, are its vocabulary: check the task first so that they are known
-        if (std::string err = validate_offset_task(spec.offsets, m.max_seq_len); !err.empty()) return err;
-        m.vocab_size = static_cast<int>(offset_task_classes(spec.offsets, Limits::max_vocab));
-    }
+    // the task first, so that its vocabulary is known (the offsets task's S^K classes)
+    if (std::string err = k.validate(spec, m.max_seq_len); !err.empty()) return err;
+    m.vocab_size = k.vocab(spec);
     TrainConfig t = spec.train;
     std::string err = config_error(m, t);
-    if (err.empty() && spec.task != Task::text) err = task_error(spec, m.max_seq_len);
     if (err.empty()) err = memory_error(m, t.batch);
     return err;
 }
 
 // ---------------------------------------------------------------- building a run
-// the training batches of the run's task: windows of the text, or the shifted repeated-segment task (its
-// per-sequence segment lengths and starts go to buffers that grow once to the batch size)
+// the training batches of the run's task: windows of the text, or the task's own sampler (task_table.cpp)
 BatchSampler Run::sampler() {
-    if (spec_.task == Task::offsets)
-        return [this](Rng& rng, int B, int T, int* x, int* y) { fill_offset_batch(rng, spec_.offsets, B, T, x, y); };
-    if (spec_.task == Task::induction)
-        return [this](Rng& rng, int B, int T, int* x, int* y) {
-            const InductionTaskConfig& k = spec_.induction;
-            seg_len_.resize(B), seg_start_.resize(B);
-            fill_shifted_batch(rng, B, T, k.vocab, k.seg_min, k.seg_max, x, y, seg_len_.data(), seg_start_.data());
-        };
+    const TaskRow& k = task_row(spec_.task);
+    if (!k.text) return k.sampler(spec_);
     return [this](Rng& rng, int B, int T, int* x, int* y) { data_.sample_batch(rng, B, T, x, y); };
 }
 
@@ -152,7 +121,8 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
         m = c.config;
     }
     // the vocabulary: the text's characters (or the checkpoint's symbols), or the task's V
-    if (spec.task == Task::text) {
+    const TaskRow& k = task_row(spec.task);
+    if (k.text) {
         err = from_file && !c.vocab.empty() ? CharTokenizer::from_string(c.vocab, r.tok_)
                                             : CharTokenizer::from_text(spec.text, r.tok_);
         if (!err.empty()) return from_file ? "the checkpoint's vocabulary: " + err : err;
@@ -161,21 +131,15 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
                    (c.vocab.empty() ? "the text has " : "its vocabulary lists ") + std::to_string(r.tok_.vocab_size()) +
                    ".";
         m.vocab_size = r.tok_.vocab_size();
-    } else if (spec.task == Task::offsets) {
-        if (std::string e = validate_offset_task(spec.offsets, m.max_seq_len); !e.empty()) return e;
-        const int classes = static_cast<int>(offset_task_classes(spec.offsets, Limits::max_vocab));
-        if (from_file && m.vocab_size != classes)
-            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) +
-                   " symbols, but the offsets task has " + std::to_string(classes) + " classes.";
-        m.vocab_size = classes;
     } else {
-        if (from_file && m.vocab_size != spec.induction.vocab)
-            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) +
-                   " symbols, but the task has " + std::to_string(spec.induction.vocab) + ".";
-        m.vocab_size = spec.induction.vocab;
+        if (std::string e = k.validate(spec, m.max_seq_len); !e.empty()) return e;
+        const int V = k.vocab(spec);
+        if (from_file && m.vocab_size != V)
+            return "the checkpoint's model has a vocabulary of " + std::to_string(m.vocab_size) + " symbols, but the " +
+                   k.name + " task has " + std::to_string(V) + ".";
+        m.vocab_size = V;
     }
     err = config_error(m, t);
-    if (err.empty() && spec.task != Task::text) err = task_error(r.spec_, m.max_seq_len);
     if (!err.empty()) return err;
     if (from_file && c.has_optimizer && c.optimizer.step > t.steps)
         return "the checkpoint has already trained " + std::to_string(c.optimizer.step) + " steps, more than the " +
@@ -183,16 +147,13 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
 
     // the data, the fixed validation batches and the baseline
     const std::uint64_t eval = eval_seed(t.seed);
-    if (spec.task == Task::text) {
+    if (k.text) {
         err = make_text_dataset(spec.text, r.tok_, m.max_seq_len, r.data_, DataLimits::default_val_fraction, &r.unknown_);
         if (!err.empty()) return err;
         r.baseline_ = unigram_baseline_loss(r.data_.train, r.data_.val, r.tok_.vocab_size());
         r.eval_ = r.data_.eval_batches(spec.eval_batches, t.batch, m.max_seq_len, eval);
-    } else if (spec.task == Task::offsets) {
-        r.baseline_ = std::log(double(m.vocab_size));  // the targets are uniform over the S^K classes
-        r.eval_ = sample_eval_batches(r.sampler(), spec.eval_batches, t.batch, m.max_seq_len, eval);
     } else {
-        r.baseline_ = std::log(double(m.vocab_size - 1));  // a uniform guess over the symbols that follow BOS
+        r.baseline_ = k.baseline_loss(m.vocab_size);
         r.eval_ = sample_eval_batches(r.sampler(), spec.eval_batches, t.batch, m.max_seq_len, eval);
     }
     r.trainer_ = std::make_unique<Trainer>(m, t, r.sampler());
@@ -260,25 +221,25 @@ std::string Run::evaluate_as(AttentionVariant variant, double& loss) {
 }
 
 InductionMeasurement Run::measure_induction() {
-    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
+    if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
     return mha::measure_induction(model(), spec_.induction, model().config().max_seq_len, kInductionProbes, kProbeSeed);
 }
 
 InductionMeasurement Run::measure_induction_without(const std::vector<std::pair<int, int>>& ablate) {
-    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
+    if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
     HeadEdit off(model(), ablate, false);
     return measure_induction();
 }
 
 AttentionMaps Run::probe_attention() {
-    if (spec_.task != Task::induction) throw Error("this run is not on the induction task.");
+    if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
     return induction_probe_maps(model(), spec_.induction.seg_max);
 }
 
 ProbeSequence Run::probe_sequence() const {
     ProbeSequence p;
     p.ids.assign(eval_.x.begin(), eval_.x.begin() + eval_.T);
-    for (int id : p.ids) p.tokens.push_back(spec_.task == Task::text ? tok_.decode({id}) : std::to_string(id));
+    for (int id : p.ids) p.tokens.push_back(task_row(spec_.task).text ? tok_.decode({id}) : std::to_string(id));
     return p;
 }
 
@@ -291,7 +252,7 @@ std::string Run::sample(const std::string& prompt, int n, double temperature, st
     if (n < 1 || n > RunLimits::max_sample_chars)
         throw Error("a sample is 1 to " + std::to_string(RunLimits::max_sample_chars) + " characters.");
     if (!(temperature >= 0 && temperature <= 5)) throw Error("the temperature must be 0 to 5.");
-    if (spec_.task != Task::text) return "";
+    if (!task_row(spec_.task).text) return "";
     std::vector<int> ids = tok_.encode(prompt);
     if (ids.empty()) {
         const int nl = tok_.id_of(U'\n');
@@ -306,21 +267,8 @@ std::string Run::end_sample() {
 }
 
 // ---------------------------------------------------------------- snapshots
-std::string task_json(const RunSpec& spec) {
-    const std::string name = "{\"name\":\"" + std::string(task_name(spec.task)) + "\"";
-    if (spec.task == Task::offsets) {
-        std::string list;
-        for (int o : spec.offsets.offsets) list += (list.empty() ? "" : ",") + std::to_string(o);
-        return name + ",\"symbols\":" + std::to_string(spec.offsets.symbols) + ",\"offsets\":\"" + list + "\"}";
-    }
-    if (spec.task == Task::induction)
-        return name + ",\"vocab\":" + std::to_string(spec.induction.vocab) + ",\"seg_min\":" +
-               std::to_string(spec.induction.seg_min) + ",\"seg_max\":" + std::to_string(spec.induction.seg_max) + "}";
-    return name + "}";
-}
-
 std::vector<std::uint8_t> Run::snapshot(bool with_optimizer) const {
-    const std::string vocab = spec_.task == Task::text ? tok_.to_string() : "";  // the induction task's ids are its own
+    const std::string vocab = task_row(spec_.task).text ? tok_.to_string() : "";  // a task's ids are its own
     if (!with_optimizer) return save_checkpoint(model().config(), model().params(), vocab, nullptr, task_json(spec_));
     const CheckpointOptimizer opt = trainer_->optimizer_state();
     return save_checkpoint(model().config(), model().params(), vocab, &opt, task_json(spec_));
@@ -333,7 +281,7 @@ std::string Run::restore(const std::uint8_t* data, std::size_t size) {
     if (!same_model(c.config, model().config()))
         return "this checkpoint is of another model (" + config_to_json(c.config) + "), not of this run's (" +
                config_to_json(model().config()) + ").";
-    if (!c.vocab.empty() && spec_.task == Task::text && c.vocab != tok_.to_string())
+    if (!c.vocab.empty() && task_row(spec_.task).text && c.vocab != tok_.to_string())
         return "this checkpoint has another vocabulary than this run.";
     if (c.has_optimizer && c.optimizer.step > trainer_->train_config().steps)
         return "this checkpoint is at step " + std::to_string(c.optimizer.step) + ", beyond this run's " +
@@ -348,6 +296,7 @@ RunFacts Run::facts() const {
     f.model = model().config();
     f.train = trainer_->train_config();
     f.task = spec_.task;
+    f.task_json = task_json(spec_);
     f.induction = spec_.induction;
     f.offsets = spec_.offsets;
     f.steps_done = steps_done();

@@ -29,9 +29,41 @@
 
 namespace mha {
 
-// ---------------------------------------------------------------- what a run is made of
+// ---------------------------------------------------------------- the tasks
 enum class Task { text, induction, offsets };
-const char* task_name(Task t);  // "char", "induction", "offsets" (the names of the page's settings and mha-train's --task)
+struct RunSpec;
+struct RunSettings;
+
+// What a task is, one row per task (as variant_traits is for the attention variants): make_run, validate_setup, the
+// settings (run_settings.hpp), the checkpoint's task metadata, the run's facts, the bindings' constants() and
+// mha-train read these and never compare tasks. The rows are in core/app/task_table.cpp; the task itself (its
+// sampler and its rule) is a file of its own in core/train/. Words are the page's: it builds its task choice, its
+// notes and its presets from constants().tasks.
+struct TaskRow {
+    Task task;
+    const char* name;         // "char": RunSettings::task, mha-train --task, a checkpoint's "task" metadata
+    const char* label;        // "Text": the page's choice
+    const char* description;  // one line: what the model learns
+    const char* vocabulary;   // the vocabulary rule, in words
+    const char* baseline;     // what the baseline loss is, in words ("uniform-guess loss")
+    const char* notes;        // the short text the page shows beside the task
+    const char* preset;       // the page's preset for it (run_settings.hpp presets())
+    bool text;                // trains on a text (a tokenizer, a dataset, a unigram baseline); the others sample
+    bool induction_probes;    // measure_induction and probe_attention apply
+    // the hooks of a task without a text (the text's: read and write do nothing, validate says "", vocab is 2, a
+    // stand-in until the text is tokenized; sampler and baseline_loss are null, the Run's dataset answers them)
+    std::string (*read)(const RunSettings& s, RunSpec& spec);  // the task's fields, in range, into spec; "" or sentence
+    void (*write)(const RunSpec& spec, RunSettings& s);        // and back
+    std::string (*validate)(const RunSpec& spec, int T);       // the task well posed at context T: "" or the sentence
+    int (*vocab)(const RunSpec& spec);                         // V of a task validate accepts
+    BatchSampler (*sampler)(const RunSpec& spec);              // (B,T) batches; the sampler owns what it needs
+    double (*baseline_loss)(int V);                            // the loss of context-free guessing
+};
+
+const std::vector<TaskRow>& tasks();  // in the page's order, the text first
+const TaskRow& task_row(Task t);
+const TaskRow* find_task(const std::string& name);  // by name, or nullptr
+const char* task_name(Task t);  // task_row(t).name
 bool parse_task(const std::string& name, Task& out);
 
 struct RunSpec {
@@ -100,13 +132,14 @@ struct RunFacts {
     ModelConfig model;
     TrainConfig train;
     Task task = Task::text;
+    std::string task_json;          // the task and its own settings as a checkpoint records them (task_json)
     InductionTaskConfig induction;  // induction task only
     OffsetTaskConfig offsets;       // offsets task only
     int steps_done = 0;
     std::size_t params = 0;
     std::size_t train_tokens = 0, val_tokens = 0;  // text task
     int unknown_chars = 0;                          // characters of the text outside the checkpoint's vocabulary
-    double baseline_loss = 0;   // unigram loss of the text, ln(V-1) for the induction task, ln S^K for the offsets task: what context-free guessing reaches
+    double baseline_loss = 0;   // what context-free guessing reaches: the task's baseline (TaskRow)
     double divergence_limit = 0;  // kDivergenceFactor · ln V
 };
 
@@ -197,7 +230,6 @@ private:
     RunSpec spec_;             // as built: model.vocab_size and train.seq_len filled in, checkpoint bytes dropped
     CharTokenizer tok_;        // text task: the text's (or the checkpoint's) symbols
     Dataset data_;             // text task
-    std::vector<int> seg_len_, seg_start_;  // (B) scratch of the induction sampler
     EvalBatches eval_;
     std::unique_ptr<Trainer> trainer_;
     int unknown_ = 0;

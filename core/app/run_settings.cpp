@@ -1,9 +1,13 @@
 #include "run_settings.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
 
 #include "checkpoint.hpp"
 #include "config.hpp"
+#include "error.hpp"
 #include "json_mini.hpp"
 
 namespace mha {
@@ -41,8 +45,70 @@ std::string finite(double v, const char* name, double& out) {
     return "";
 }
 
+// "" or the sentence for the field f of s, by its kind
+std::string check_field(const SettingField& f, const RunSettings& s) {
+    double unused = 0;
+    switch (f.kind) {
+        case FieldKind::whole: return whole(s.*f.number, f.label, f.lo, f.hi, unused);
+        case FieldKind::real: return finite(s.*f.number, f.label, unused);
+        case FieldKind::flag: return "";
+        case FieldKind::name: return f.check(s.*f.text);
+    }
+    return "";
+}
+
+// the fields named, in this order: "" or the first sentence
+std::string check_fields(const RunSettings& s, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+        if (std::string err = check_field(*find_setting(n), s); !err.empty()) return err;
+    return "";
+}
+
 }  // namespace
 
+// ---------------------------------------------------------------- the settings table
+const SettingField* find_setting(const std::string& name) {
+    for (const SettingField& f : setting_fields())
+        if (name == f.name) return &f;
+    return nullptr;
+}
+
+std::string SettingField::value_text(const RunSettings& s) const {
+    if (boolean) return s.*boolean ? "true" : "false";
+    if (text) return s.*text;
+    const double v = s.*number;
+    char buf[32];
+    if (kind == FieldKind::whole && std::fabs(v) < 1e15 && v == std::floor(v)) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return buf;
+    }
+    // the shortest text that reads back as the same double: 0.003, not 0.0030000000000000001
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
+std::string check_variant(const std::string& name) {
+    AttentionVariant unused;
+    return to_variant(name, unused);
+}
+
+std::string check_task(const std::string& name) {
+    if (find_task(name)) return "";
+    std::string names;
+    for (std::size_t i = 0; i < tasks().size(); ++i)
+        names += (i == 0 ? "'" : i + 1 == tasks().size() ? " or '" : ", '") + std::string(tasks()[i].name) + "'";
+    return "the task must be " + names + ", not '" + name + "'.";
+}
+
+std::string check_offsets(const std::string& list) {
+    std::vector<int> unused;
+    return to_offsets(list, unused);
+}
+
+// ---------------------------------------------------------------- settings -> spec
 std::string to_offsets(const std::string& list, std::vector<int>& out) {
     const std::string bad = "The offsets must be whole numbers from 1 to " + std::to_string(Limits::max_seq_len - 1) +
                             " separated by commas, like 1,3,5,7 (not '" + list + "').";
@@ -73,22 +139,18 @@ std::string to_variant(const std::string& name, AttentionVariant& out) {
 }
 
 std::string to_seed(double v, std::uint64_t& out) {
-    return whole_int(v, "The seed", 0, double(RunLimits::max_seed), out);
+    const SettingField& f = *find_setting("seed");
+    return whole_int(v, f.label, f.lo, f.hi, out);
 }
 
 std::string to_train_config(const RunSettings& s, TrainConfig& t) {
+    std::string err = check_fields(s, {"batch", "steps", "warmup", "lr", "min_lr", "clip", "weight_decay", "seed"});
+    if (!err.empty()) return err;
     TrainConfig r;
-    std::string err;
-    if (err.empty()) err = whole_int(s.batch, "The batch size", 1, TrainLimits::max_batch, r.batch);
-    if (err.empty()) err = whole_int(s.steps, "Steps", 1, TrainLimits::max_steps, r.steps);
-    if (err.empty()) err = whole_int(s.warmup, "Warm-up", 0, TrainLimits::max_steps, r.warmup);
-    if (err.empty()) err = finite(s.lr, "The learning rate", r.lr);
-    if (err.empty()) err = finite(s.min_lr, "The final learning rate", r.min_lr);
-    if (err.empty()) err = finite(s.clip, "The gradient clip", r.clip);
-    if (err.empty()) err = finite(s.weight_decay, "The weight decay", r.adamw.weight_decay);
-    if (err.empty()) err = to_seed(s.seed, r.seed);
-    if (err.empty()) t = r;
-    return err;
+    r.batch = int(s.batch), r.steps = int(s.steps), r.warmup = int(s.warmup), r.lr = s.lr, r.min_lr = s.min_lr;
+    r.clip = s.clip, r.adamw.weight_decay = s.weight_decay, r.seed = static_cast<std::uint64_t>(s.seed);
+    t = r;
+    return "";
 }
 
 RunSettings schedule_settings(const TrainConfig& t) {
@@ -99,39 +161,23 @@ RunSettings schedule_settings(const TrainConfig& t) {
 }
 
 std::string to_run_spec(const RunSettings& s, RunSpec& spec) {
-    ModelConfig m;
-    InductionTaskConfig k;
-    OffsetTaskConfig o;
-    Task task = Task::text;
-    int eval_batches = 0;
-    std::string err;
-    if (err.empty()) err = whole_int(s.d_model, "D", 1, Limits::max_d_model, m.d_model);
-    if (err.empty()) err = whole_int(s.n_heads, "H", 1, Limits::max_heads, m.n_heads);
-    if (err.empty()) err = whole_int(s.n_kv_heads, "H_kv", 0, Limits::max_heads, m.n_kv_heads);
-    if (err.empty()) err = whole_int(s.n_layers, "The number of layers", 1, Limits::max_layers, m.n_layers);
-    if (err.empty()) err = whole_int(s.context, "The context T", 2, Limits::max_seq_len, m.max_seq_len);
-    m.mlp = s.mlp;
-    if (err.empty()) err = to_variant(s.variant, m.variant);
-    if (err.empty() && !parse_task(s.task, task)) err = "the task must be 'char', 'induction' or 'offsets', not '" + s.task + "'.";
-    if (err.empty() && task == Task::induction) {
-        err = whole_int(s.vocab, "V", 2, Limits::max_vocab, k.vocab);
-        if (err.empty()) err = whole_int(s.seg_min, "The shortest segment", 1, Limits::max_seq_len, k.seg_min);
-        if (err.empty()) err = whole_int(s.seg_max, "The longest segment", 1, Limits::max_seq_len, k.seg_max);
-    }
-    if (err.empty() && task == Task::offsets) {
-        err = whole_int(s.symbols, "The number of symbols", 2, Limits::max_vocab, o.symbols);
-        if (err.empty()) err = to_offsets(s.offsets, o.offsets);
-    }
-    if (err.empty()) err = whole_int(s.eval_batches, "Evaluation batches", 1, RunLimits::max_eval_batches, eval_batches);
-    TrainConfig t;
-    if (err.empty()) err = to_train_config(s, t);
-    if (!err.empty()) return err;
-    spec.model = m;
-    spec.train = t;
-    spec.task = task;
-    spec.induction = k;
-    spec.offsets = o;
-    spec.eval_batches = eval_batches;
+    // every field of the run and of its task, in the table's order (the other tasks' fields are not read)
+    for (const SettingField& f : setting_fields())
+        if (f.for_task(s.task))
+            if (std::string err = check_field(f, s); !err.empty()) return err;
+    RunSpec r = spec;
+    ModelConfig& m = r.model;
+    m = ModelConfig{};
+    m.d_model = int(s.d_model), m.n_heads = int(s.n_heads), m.n_kv_heads = int(s.n_kv_heads);
+    m.n_layers = int(s.n_layers), m.max_seq_len = int(s.context), m.mlp = s.mlp;
+    to_variant(s.variant, m.variant);
+    to_train_config(s, r.train);
+    r.eval_batches = int(s.eval_batches);
+    const TaskRow& k = *find_task(s.task);
+    r.task = k.task;
+    r.induction = InductionTaskConfig{}, r.offsets = OffsetTaskConfig{};
+    if (std::string err = k.read(s, r); !err.empty()) return err;
+    spec = std::move(r);
     return "";
 }
 
@@ -147,6 +193,37 @@ RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uin
     return spec;
 }
 
+namespace {
+
+// {"name":..., and the task's fields of the settings table} (task_json) into r: "" or the sentence
+std::string read_task_json(const std::string& text, RunSettings& r) {
+    json::Value v;
+    const json::Value* name = json::parse(text, v).empty() ? v.find("name") : nullptr;
+    const TaskRow* k = name && name->is(json::Kind::string) ? find_task(name->s) : nullptr;
+    if (!k) return "the checkpoint names a task this lab does not know.";
+    RunSettings out = r;
+    out.task = k->name;
+    // the task's fields of the settings table, by their names (task_json wrote them)
+    std::string names;
+    bool missing = false;
+    std::vector<const SettingField*> own;
+    for (const SettingField& f : setting_fields())
+        if (f.task == std::string(k->name)) own.push_back(&f);
+    for (std::size_t i = 0; i < own.size(); ++i) {
+        const SettingField& f = *own[i];
+        names += std::string(i == 0 ? "" : i + 1 == own.size() ? " or " : ", ") + f.name;
+        const json::Value* x = v.find(f.name);
+        if (f.text && x && x->is(json::Kind::string)) out.*f.text = x->s;
+        else if (f.number && x && x->is(json::Kind::integer)) out.*f.number = static_cast<double>(x->i);
+        else missing = true;
+    }
+    if (missing) return "the checkpoint's " + std::string(k->name) + " task has no " + names + ".";
+    r = out;
+    return "";
+}
+
+}  // namespace
+
 std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSettings& s, int& step) {
     Checkpoint c;
     std::string err = load_checkpoint(bytes.data(), bytes.size(), c);
@@ -156,29 +233,8 @@ std::string settings_of_checkpoint(const std::vector<std::uint8_t>& bytes, RunSe
     r.n_layers = c.config.n_layers, r.context = c.config.max_seq_len, r.mlp = c.config.mlp;
     r.variant = variant_name(c.config.variant);
     r.task = task_name(Task::text);
-    if (!c.task.empty()) {
-        json::Value v;
-        const json::Value* name = json::parse(c.task, v).empty() ? v.find("name") : nullptr;
-        Task task = Task::text;
-        if (!name || !name->is(json::Kind::string) || !parse_task(name->s, task))
-            return "the checkpoint names a task this lab does not know.";
-        r.task = name->s;
-        auto whole = [&](const char* key, double& out) {
-            const json::Value* x = v.find(key);
-            if (!x || !x->is(json::Kind::integer)) return false;
-            out = static_cast<double>(x->i);
-            return true;
-        };
-        if (task == Task::offsets) {
-            const json::Value* list = v.find("offsets");
-            if (!whole("symbols", r.symbols) || !list || !list->is(json::Kind::string))
-                return "the checkpoint's offsets task has no symbols or offsets.";
-            r.offsets = list->s;
-        } else if (task == Task::induction) {
-            if (!whole("vocab", r.vocab) || !whole("seg_min", r.seg_min) || !whole("seg_max", r.seg_max))
-                return "the checkpoint's induction task has no vocabulary or segment lengths.";
-        }
-    }
+    if (!c.task.empty())
+        if (std::string err = read_task_json(c.task, r); !err.empty()) return err;
     step = c.has_optimizer ? c.optimizer.step : 0;
     s = r;
     return "";
@@ -192,6 +248,88 @@ RunSettings offsets_settings(int d_model, int heads, std::uint64_t seed) {
     s.batch = k.batch, s.steps = k.steps, s.warmup = k.warmup, s.lr = k.lr, s.min_lr = k.min_lr;
     s.weight_decay = k.weight_decay, s.seed = static_cast<double>(seed);
     return s;
+}
+
+// ---------------------------------------------------------------- mha-train's flags
+std::string set_setting(const SettingField& f, const std::string& text, RunSettings& s) {
+    const std::string flag = std::string("--") + f.flag;
+    if (f.text) {
+        s.*f.text = text;
+        return "";
+    }
+    if (f.boolean) {
+        if (text == "1" || text == "true") s.*f.boolean = true;
+        else if (text == "0" || text == "false") s.*f.boolean = false;
+        else return flag + " must be true or false (1 or 0), not '" + text + "'";
+        return "";
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || !std::isfinite(v)) return flag + " must be a number, not '" + text + "'";
+    s.*f.number = v;
+    return "";
+}
+
+std::string settings_from_flags(const Preset* preset, const std::vector<std::pair<std::string, std::string>>& given,
+                                RunSettings& s) {
+    RunSettings r = preset ? preset->settings : RunSettings{};
+    for (const auto& [flag, text] : given) {
+        const SettingField* field = nullptr;
+        for (const SettingField& f : setting_fields())
+            if (flag == f.flag) field = &f;
+        if (!field) return "--" + flag + " is not a setting";
+        if (std::string err = set_setting(*field, text, r); !err.empty()) return err;
+    }
+    s = r;
+    return "";
+}
+
+RunSettings settings_of(const RunFacts& f) {
+    RunSettings s = schedule_settings(f.train);
+    s.d_model = f.model.d_model, s.n_heads = f.model.n_heads, s.n_kv_heads = f.model.n_kv_heads;
+    s.n_layers = f.model.n_layers, s.context = f.model.max_seq_len, s.mlp = f.model.mlp;
+    s.variant = variant_name(f.model.variant);
+    // the task's own fields as its checkpoint would record them: no line here per task
+    if (std::string err = read_task_json(f.task_json, s); !err.empty()) throw Error("the run's facts: " + err);
+    return s;
+}
+
+// ---------------------------------------------------------------- the page's presets
+const std::vector<Preset>& presets() {
+    static const std::vector<Preset> table = [] {
+        std::vector<Preset> p;
+        p.push_back({"heads", "char", "the text, as \"Heads, compared\" trains it: the core's default run", RunSettings{},
+                     0, 0});
+        RunSettings b;
+        b.steps = 200, b.warmup = 20;
+        p.push_back({"break", "char", "the text, as \"Break it\" trains each variant: the default model, 200 steps", b,
+                     0, 0});
+        const OffsetsSetting& o = kOffsetsSetting;
+        RunSettings s = offsets_settings(RunSettings{}.d_model, RunSettings{}.n_heads, RunSettings{}.seed);
+        p.push_back({"offsets", "offsets", "the offsets task as \"Heads, compared\" ships it: one attention-only "
+                     "layer, a constant rate", s, o.eval_every, o.threshold});
+        for (const InductionSetting& k : kInductionSettings) {
+            RunSettings n;
+            const RunSpec spec = induction_lab_spec(k, 2, static_cast<std::uint64_t>(n.seed));
+            n.task = task_name(Task::induction), n.vocab = spec.induction.vocab;
+            n.seg_min = k.seg_min, n.seg_max = k.seg_max;
+            n.d_model = spec.model.d_model, n.n_heads = spec.model.n_heads, n.n_layers = spec.model.n_layers;
+            n.context = k.context, n.mlp = spec.model.mlp;
+            n.batch = k.batch, n.steps = k.steps, n.warmup = kInductionWarmup, n.lr = kInductionLr;
+            n.min_lr = kInductionLr, n.weight_decay = 0;
+            p.push_back({std::string("induction-") + k.name, "induction",
+                         std::string("the induction lab's ") + k.name + " setting: the 2-layer attention-only model "
+                         "(--layers 1: its control)", n, 0, 0});
+        }
+        return p;
+    }();
+    return table;
+}
+
+const Preset* find_preset(const std::string& name) {
+    for (const Preset& p : presets())
+        if (p.name == name) return &p;
+    return nullptr;
 }
 
 }  // namespace mha

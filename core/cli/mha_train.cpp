@@ -1,13 +1,16 @@
 // mha-train: trains any configuration of the sandbox from the command line, for instructors, benchmarks and
 // checking the page's numbers. Prints progress; writes the loss curves as CSV, a JSON summary and a checkpoint.
 //   mha-train --heads 4 --steps 300 --csv curves.csv --summary run.json --save model.safetensors
-//   mha-train --task induction --layers 2 --no-mlp --steps 400
+//   mha-train --preset induction-short --layers 1 --steps 400
+//   mha-train --preset offsets --heads 1,4 --seeds 8
 //   mha-train --load model.safetensors --sample 200
 // `mha-train --help` lists every flag. Errors are one sentence on stderr and exit code 2.
 //
-// The flags become RunSettings, the page's settings, and to_run_spec turns them into a RunSpec with the page's rule
-// and wording; make_run builds the run (model, trainer, data, evaluation batches, probes) as it does for the page.
-// What is left here is reading files, the loop that prints, and writing the results.
+// The flags of the run are the settings table's (run_settings.hpp MHA_RUN_SETTINGS: the same names, defaults and
+// help as the page's settings), over a preset's settings when --preset names one; to_run_spec turns them into a
+// RunSpec with the page's rule and wording, and make_run builds the run (model, trainer, data, evaluation batches,
+// probes) as it does for the page. What is left here is reading files, the loop that prints, and writing the results.
+// `mha-train --jsdoc-settings` prints web/js/run_settings_type.js, the page's typedef of the same table.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -44,40 +47,19 @@ struct Flag {
     std::string value;
     const char* help;
     bool is_switch = false;
+    bool given = false;  // on the command line (a setting's flag given overrides the preset)
 };
 
-struct Options {
-    std::map<std::string, Flag> flags = {
-        {"task", {"char", "char (character LM on --corpus), induction (repeated random segments) or offsets (the "
-                          "tokens at --offsets at once)"}},
+// mha-train's own flags; the run's settings are the settings table's, added by Options()
+const std::map<std::string, Flag>& own_flags() {
+    static const std::map<std::string, Flag> flags = {
+        {"preset", {"", "start from the page's preset of this name (explicit flags override it; the presets are listed above)"}},
         {"corpus", {MHA_DEFAULT_CORPUS, "UTF-8 text file for the char task"}},
-        {"d-model", {"64", "D, embedding size"}},
-        {"heads", {"4", "H, attention heads; a list (1,4,8) compares them over --seeds"}},
-        {"kv-heads", {"0", "H_kv, key/value heads (0 = H; 1 = MQA)"}},
-        {"layers", {"2", "L, transformer blocks"}},
-        {"context", {"64", "T, context length"}},
-        {"no-mlp", {"", "attention-only blocks", true}},
-        {"variant", {"canonical", "attention variant: canonical, swapped_order, no_transpose_split, no_transpose_merge, "
-                                  "no_transpose_both, scale_sqrt_d, no_wo, per_head_proj, split_input, tied_heads; a "
-                                  "list compares them over --seeds"}},
-        {"vocab", {"16", "V for the induction task"}},
-        {"seg-min", {"4", "shortest repeated segment (induction task)"}},
-        {"seg-max", {"0", "longest repeated segment (induction task; 0 = (T-1)/2)"}},
-        {"symbols", {"3", "S, input symbols of the offsets task (S^K classes)"}},
-        {"offsets", {"1,3,5,7", "offsets task: the target is the tokens this many positions back (1 = previous)"}},
-        {"batch", {"16", "B, sequences per step"}},
-        {"steps", {"300", "training steps"}},
-        {"warmup", {"30", "linear warm-up steps"}},
-        {"lr", {"3e-3", "peak learning rate"}},
-        {"min-lr", {"3e-4", "final learning rate of the cosine decay"}},
-        {"clip", {"1.0", "global gradient-norm clip (0 = off)"}},
-        {"weight-decay", {"0.1", "AdamW weight decay (matrices and embeddings)"}},
-        {"seed", {"1", "seed of weights, batches and evaluation batches"}},
+        {"no-mlp", {"", "attention-only blocks (as --mlp 0)", true}},
         {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list"}},
-        {"eval-every", {"25", "steps between validation measurements"}},
-        {"eval-batches", {"8", "fixed validation batches per measurement"}},
+        {"eval-every", {"25", "steps between validation measurements (a preset may set its own)"}},
         {"reach", {"", "with --seeds: also the step at which each run's validation loss (every --eval-every steps) "
-                       "first reaches this many nats"}},
+                       "first reaches this many nats (a preset may set its own)"}},
         {"csv", {"", "write step,train_loss,val_loss,lr,grad_norm,skipped to this file"}},
         {"summary", {"", "write a JSON summary to this file"}},
         {"save", {"", "write a safetensors checkpoint (weights + AdamW state) at the end"}},
@@ -85,11 +67,23 @@ struct Options {
         {"sample", {"0", "characters of text to sample at the end (char task)"}},
         {"temperature", {"0.8", "sampling temperature"}},
         {"print-logits", {"", "with --load: print the logits (JSON) of this text and exit"}},
+        {"print-settings", {"", "print the run's settings (the page's keys, as JSON) and exit", true}},
+        {"jsdoc-settings", {"", "print web/js/run_settings_type.js (the settings table as a JSDoc typedef) and exit", true}},
         {"quiet", {"", "print only the final line", true}},
         {"help", {"", "this list", true}},
     };
+    return flags;
+}
+
+struct Options {
+    std::map<std::string, Flag> flags = own_flags();
+    Options() {
+        const RunSettings defaults;
+        for (const SettingField& f : setting_fields()) flags[f.flag] = Flag{f.value_text(defaults), f.help};
+    }
     const std::string& operator[](const std::string& k) const { return flags.at(k).value; }
     bool on(const std::string& k) const { return !flags.at(k).value.empty(); }
+    bool given(const std::string& k) const { return flags.at(k).given; }
 };
 
 [[noreturn]] void die(const std::string& msg) {
@@ -107,6 +101,7 @@ std::string parse_flags(int argc, char** argv, Options& o) {
         if (eq != std::string::npos) value = a.substr(eq + 1), a = a.substr(0, eq);
         auto it = o.flags.find(a);
         if (it == o.flags.end()) return "unknown flag --" + a + " (see --help)";
+        it->second.given = true;
         if (it->second.is_switch) {
             it->second.value = "1";
         } else {
@@ -137,28 +132,51 @@ int count_flag(const Options& o, const std::string& k) {
 
 
 // ---------------------------------------------------------------- flags -> RunSpec
+// --preset NAME, or nullptr
+const Preset* preset_of(const Options& o) {
+    if (!o.on("preset")) return nullptr;
+    const Preset* p = find_preset(o["preset"]);
+    if (!p) {
+        std::string names;
+        for (const Preset& q : presets()) names += (names.empty() ? "" : ", ") + q.name;
+        die("--preset '" + o["preset"] + "' is not a preset of the page (" + names + ")");
+    }
+    return p;
+}
+
+// the run's settings: the preset's (or the core's defaults), with the setting flags given over them
+RunSettings settings_of_flags(const Options& o) {
+    std::vector<std::pair<std::string, std::string>> given;
+    for (const SettingField& f : setting_fields())
+        if (o.given(f.flag)) given.emplace_back(f.flag, o[f.flag]);
+    if (o.on("no-mlp")) given.emplace_back("mlp", "0");
+    RunSettings s;
+    const std::string err = settings_from_flags(preset_of(o), given, s);
+    if (!err.empty()) die(err);
+    return s;
+}
+
+// --eval-every and --reach: given, else the preset's, else mha-train's own default
+int eval_every_of(const Options& o) {
+    const Preset* p = preset_of(o);
+    if (!o.given("eval-every") && p && p->eval_every > 0) return p->eval_every;
+    return count_flag(o, "eval-every");
+}
+double reach_of(const Options& o) {
+    const Preset* p = preset_of(o);
+    if (!o.given("reach") && p && p->threshold > 0) return p->threshold;
+    return o.on("reach") ? num_flag(o, "reach") : 0;
+}
+
 // The flags as the page's settings. With --load the model is the file's: its sizes replace the model flags (which
 // would otherwise be validated although unused), and the induction task takes its V and T from it.
 RunSettings settings_from_flags(const Options& o, const Checkpoint* loaded) {
-    RunSettings s;
-    s.d_model = num_flag(o, "d-model"), s.n_heads = num_flag(o, "heads"), s.n_kv_heads = num_flag(o, "kv-heads");
-    s.n_layers = num_flag(o, "layers"), s.context = num_flag(o, "context"), s.mlp = !o.on("no-mlp");
-    s.variant = o["variant"];
-    s.task = o["task"];
-    s.vocab = num_flag(o, "vocab"), s.seg_min = num_flag(o, "seg-min"), s.seg_max = num_flag(o, "seg-max");
-    s.symbols = num_flag(o, "symbols"), s.offsets = o["offsets"];
-    s.batch = num_flag(o, "batch"), s.steps = num_flag(o, "steps"), s.warmup = num_flag(o, "warmup");
-    s.lr = num_flag(o, "lr"), s.min_lr = num_flag(o, "min-lr"), s.clip = num_flag(o, "clip");
-    s.weight_decay = num_flag(o, "weight-decay"), s.seed = num_flag(o, "seed");
-    s.eval_batches = num_flag(o, "eval-batches");
+    RunSettings s = settings_of_flags(o);
     if (loaded) {
         const ModelConfig& c = loaded->config;
         s.d_model = c.d_model, s.n_heads = c.n_heads, s.n_kv_heads = c.n_kv_heads, s.n_layers = c.n_layers;
         s.context = c.max_seq_len, s.mlp = c.mlp, s.variant = variant_name(c.variant), s.vocab = c.vocab_size;
     }
-    // --seg-max 0: the longest segment that fits, (T-1)/2 (a T that is not a whole number gets its sentence below)
-    if (s.seg_max == 0 && s.context >= 1 && s.context == std::floor(s.context))
-        s.seg_max = std::floor((s.context - 1) / 2);
     return s;
 }
 
@@ -172,7 +190,7 @@ RunSpec spec_from_flags(const Options& o) {
     }
     const std::string err = to_run_spec(settings_from_flags(o, o.on("load") ? &loaded : nullptr), spec);
     if (!err.empty()) die(err);
-    if (spec.task == Task::text) {
+    if (task_row(spec.task).text) {
         std::vector<std::uint8_t> text;
         const std::string err = st::read_file(o["corpus"], text, DataLimits::max_text_bytes);
         if (!err.empty()) die(err);
@@ -205,7 +223,7 @@ void print_logits(Run& run, const std::string& text) {
 
 int train(const Options& o) {
     const bool quiet = o.on("quiet");
-    const int eval_every = std::max(1, count_flag(o, "eval-every"));
+    const int eval_every = std::max(1, eval_every_of(o));
     const int sample_chars = count_flag(o, "sample");
     if (sample_chars < 0 || sample_chars > RunLimits::max_sample_chars)
         die("--sample must be 0 to " + std::to_string(RunLimits::max_sample_chars) + " characters");
@@ -223,17 +241,23 @@ int train(const Options& o) {
     const RunFacts facts = run->facts();
     const ModelConfig& cfg = facts.model;
     const TrainConfig& tc = facts.train;
-    const bool induction = facts.task == Task::induction;
+    const TaskRow& task = task_row(facts.task);
+    const bool induction = task.induction_probes;
 
     if (!quiet) {
-        const std::string what = facts.task == Task::offsets ? "offsets task (" + o["offsets"] + ")"
-                                 : induction                 ? "induction task"
-                                                             : "char LM on " + o["corpus"];
+        // the task in words, with its own settings ("offsets task (symbols 3, offsets 1,3,5,7)")
+        const RunSettings settings = settings_of(facts);
+        std::string own;
+        for (const SettingField& f : setting_fields())
+            if (f.task == std::string(task.name))
+                own += (own.empty() ? "" : ", ") + std::string(f.name) + " " + f.value_text(settings);
+        const std::string what = task.text ? "char LM on " + o["corpus"]
+                                           : std::string(task.name) + " task" + (own.empty() ? "" : " (" + own + ")");
         std::cout << "mha-train: " << what << ", V=" << cfg.vocab_size
                   << " D=" << cfg.d_model << " H=" << cfg.n_heads << " H_kv=" << cfg.kv_heads() << " L=" << cfg.n_layers
                   << " T=" << cfg.max_seq_len << (cfg.mlp ? "" : " attention-only") << ", " << run->model().num_params()
                   << " parameters, SIMD " << simd_arch_name() << "\n";
-        std::cout << (facts.task != Task::text ? "uniform-guess loss " : "unigram baseline loss ") << facts.baseline_loss << " nats\n";
+        std::cout << task.baseline << " " << facts.baseline_loss << " nats\n";
     }
     Curves curves;
     const auto t0 = std::chrono::steady_clock::now();
@@ -298,7 +322,7 @@ int train(const Options& o) {
         std::printf("\n");
     }
     std::string sample;
-    if (!induction && sample_chars > 0) {
+    if (task.text && sample_chars > 0) {
         sample = run->sample("", sample_chars, temperature, EndSample::seed(tc.seed));
         if (!quiet) std::cout << "--- sample ---\n" << sample << "\n--------------\n";
     }
@@ -350,7 +374,7 @@ double final_val_loss(const Options& o, std::vector<double>* steps = nullptr, st
         run->train_to_end();
         return run->evaluate();
     }
-    const int every = std::max(1, count_flag(o, "eval-every"));
+    const int every = std::max(1, eval_every_of(o));
     steps->push_back(0), losses->push_back(run->evaluate());
     while (!run->finished()) {
         int done = 0;
@@ -370,17 +394,20 @@ double final_val_loss(const Options& o, std::vector<double>* steps = nullptr, st
 int compare(const Options& o, const std::string& axis, const std::vector<std::string>& settings, int seeds) {
     for (const char* one : {"csv", "summary", "save", "load", "print-logits"})
         if (o.on(one)) die(std::string("--") + one + " goes with one run, not with a comparison");
-    const int first_seed = count_flag(o, "seed");
-    const bool reach = o.on("reach");
+    Options first = o;  // the first setting: what the settings share (the seed, the steps)
+    first.flags[axis].value = settings[0], first.flags[axis].given = true;
+    const RunSettings base = settings_of_flags(first);
+    const int first_seed = static_cast<int>(base.seed);
+    const bool reach = reach_of(o) > 0;
     std::vector<std::string> labels;
     std::vector<std::vector<double>> finals, curve_steps, curve_losses;  // curves: (G*S) rows, with --reach
     for (const std::string& value : settings) {
         Options one = o;
-        one.flags[axis].value = value;
+        one.flags[axis].value = value, one.flags[axis].given = true;
         labels.push_back(axis == "heads" ? "H = " + value : value);
         finals.emplace_back();
         for (int s = 0; s < seeds; ++s) {
-            one.flags["seed"].value = std::to_string(first_seed + s);
+            one.flags["seed"].value = std::to_string(first_seed + s), one.flags["seed"].given = true;
             const auto t0 = std::chrono::steady_clock::now();
             if (reach) curve_steps.emplace_back(), curve_losses.emplace_back();
             finals.back().push_back(reach ? final_val_loss(one, &curve_steps.back(), &curve_losses.back())
@@ -411,10 +438,10 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
         if (!v.empty()) std::printf("%s\n", v.c_str());
     if (reach) {
         ReachComparison r;
-        const std::string rerr = reach_over_seeds(labels, curve_steps, curve_losses, seeds, std::atof(o["reach"].c_str()),
-                                                  count_flag(o, "steps"), r);
+        const std::string rerr = reach_over_seeds(labels, curve_steps, curve_losses, seeds, reach_of(o),
+                                                  static_cast<int>(base.steps), r);
         if (!rerr.empty()) die(rerr);
-        std::printf("\nOver time (validation loss every %d steps):\n", std::max(1, count_flag(o, "eval-every")));
+        std::printf("\nOver time (validation loss every %d steps):\n", std::max(1, eval_every_of(o)));
         for (std::size_t g = 0; g < labels.size(); ++g) {
             std::printf("%s\n  per seed:", r.sentences[g].c_str());
             for (int f : r.settings[g].first) std::printf(" %d", f);
@@ -423,12 +450,75 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
     }
     // a --variant list with canonical in it: the same numbers judged in the lesson's terms (variant_lessons.hpp)
     VariantComparison lessons;
-    if (axis == "variant" && compare_variants(settings, finals, count_flag(o, "steps"), lessons).empty()) {
+    if (axis == "variant" && compare_variants(settings, finals, static_cast<int>(base.steps), lessons).empty()) {
         std::printf("\nAgainst the lesson's predictions:\n");
         for (const std::string& v : lessons.lessons)
             if (!v.empty()) std::printf("%s\n", v.c_str());
     }
     return 0;
+}
+
+
+// ---------------------------------------------------------------- --help and --jsdoc-settings
+void print_help(const Options& o) {
+    std::cout << "usage: mha-train [--preset NAME] [--flag value ...]\n\nthe run's settings (the page's; a flag given "
+                 "overrides the preset):\n";
+    for (const SettingField& f : setting_fields()) {
+        std::string help = f.help;
+        if (f.flag == std::string("heads")) help += "; a list (1,4,8) compares them over --seeds";
+        if (f.flag == std::string("variant")) help += "; a list compares them over --seeds";
+        std::printf("  --%-14s %s (default %s)\n", f.flag, help.c_str(), o[f.flag].c_str());
+    }
+    std::cout << "\npresets (--preset NAME), the page's:\n";
+    for (const Preset& p : presets()) std::printf("  %-16s %s\n", p.name.c_str(), p.description.c_str());
+    std::cout << "\nmha-train's own:\n";
+    for (const auto& [name, f] : own_flags())
+        std::printf("  --%-14s %s%s\n", name.c_str(), f.help,
+                    f.is_switch || f.value.empty() ? "" : (" (default " + f.value + ")").c_str());
+}
+
+// web/js/run_settings_type.js: the settings table as the page's JSDoc typedef and the core's defaults (a ctest
+// compares the committed file with this output)
+void print_jsdoc_settings() {
+    const RunSettings d;
+    std::cout << "// Generated by `build/native/core/mha-train --jsdoc-settings > web/js/run_settings_type.js` from the "
+                 "core's settings\n// table (core/app/run_settings.hpp, MHA_RUN_SETTINGS): edit the table, not this file. "
+                 "A ctest fails while\n// the two differ.\n\n/**\n * A run's settings as the core takes them (engine.js "
+                 "checkRun, the workers' init): keys left out take the\n * core's defaults; a task's own settings are "
+                 "read for that task only.\n * @typedef {object} RunSettings\n";
+    for (const SettingField& f : setting_fields()) {
+        const char* type = f.boolean ? "boolean" : f.text ? "string" : "number";
+        std::string range;
+        if (f.kind == FieldKind::whole)
+            range = "; a whole number from " + f.value_text([&] {
+                RunSettings r;
+                r.*f.number = f.lo;
+                return r;
+            }()) + " to " + f.value_text([&] {
+                RunSettings r;
+                r.*f.number = f.hi;
+                return r;
+            }());
+        const std::string task = f.task[0] ? std::string("; ") + f.task + " task only" : "";
+        std::cout << " * @property {" << type << "} [" << f.js << "] " << f.help << range << task << " (default "
+                  << (f.text ? "'" + f.value_text(d) + "'" : f.value_text(d)) << ")\n";
+    }
+    std::cout << " */\n\n/** The core's defaults (RunSettings{}): the page's \"Heads, compared\" text run. @type "
+                 "{Readonly<RunSettings>} */\nexport const RUN_SETTINGS_DEFAULTS = Object.freeze({\n";
+    for (const SettingField& f : setting_fields())
+        std::cout << "  " << f.js << ": " << (f.text ? "'" + f.value_text(d) + "'" : f.value_text(d)) << ",\n";
+    std::cout << "});\n";
+}
+
+// --print-settings: the run's settings with the page's keys, as JSON
+void print_settings(const RunSettings& s) {
+    std::cout << "{";
+    const char* sep = "";
+    for (const SettingField& f : setting_fields()) {
+        std::cout << sep << json::quote(f.js) << ":" << (f.text ? json::quote(f.value_text(s)) : f.value_text(s));
+        sep = ",";
+    }
+    std::cout << "}\n";
 }
 
 }  // namespace
@@ -438,20 +528,36 @@ int main(int argc, char** argv) {
     const std::string err = parse_flags(argc, argv, o);
     if (!err.empty()) die(err);
     if (o.on("help")) {
-        std::cout << "usage: mha-train [--flag value ...]\n";
-        for (const auto& [name, f] : o.flags)
-            std::printf("  --%-14s %s%s\n", name.c_str(), f.help,
-                        f.is_switch || f.value.empty() ? "" : (" (default " + f.value + ")").c_str());
+        print_help(o);
+        return 0;
+    }
+    if (o.on("jsdoc-settings")) {
+        print_jsdoc_settings();
         return 0;
     }
     try {
         const int seeds = count_flag(o, "seeds");
         if (seeds < 1 || seeds > 64) die("--seeds must be 1 to 64");
-        const std::vector<std::string> heads = split_list(o, "heads"), variants = split_list(o, "variant");
-        if (count_flag(o, "eval-every") < 1) die("--eval-every must be at least 1 (steps between measurements)");
-        if (count_flag(o, "warmup") > count_flag(o, "steps"))
-            die("--warmup is " + o["warmup"] + " (its default is 30) but --steps is " + o["steps"] +
+        std::vector<std::string> heads = split_list(o, "heads"), variants = split_list(o, "variant");
+        if (eval_every_of(o) < 1) die("--eval-every must be at least 1 (steps between measurements)");
+        // one value of each list stands for all in the checks that follow; each run is checked again
+        Options first = o;
+        first.flags["heads"].value = heads[0], first.flags["variant"].value = variants[0];
+        const RunSettings s = settings_of_flags(first);
+        // not given: the preset's (or the core's) one value
+        if (!o.given("heads")) heads = {find_setting("n_heads")->value_text(s)};
+        if (!o.given("variant")) variants = {s.variant};
+        if (o.on("print-settings")) {
+            print_settings(s);
+            return 0;
+        }
+        if (s.warmup > s.steps) {
+            const SettingField& w = *find_setting("warmup");
+            const Preset* p = preset_of(o);
+            die("--warmup is " + w.value_text(s) + " (its default is " + w.value_text(p ? p->settings : RunSettings{}) +
+                ") but --steps is " + find_setting("steps")->value_text(s) +
                 ": the warm-up must be 0 to the number of steps (e.g. --warmup 0)");
+        }
         if (heads.size() > 1 && variants.size() > 1) die("compare either a --heads list or a --variant list, not both");
         if (heads.size() > 1) return compare(o, "heads", heads, seeds);
         if (variants.size() > 1) return compare(o, "variant", variants, seeds);

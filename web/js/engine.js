@@ -172,12 +172,17 @@ export function workedExample(input) {
 // ---------------------------------------------------------------- the core's rules: constants, run settings
 
 /**
- * @typedef {{dModel: number, nHeads: number, nKvHeads: number, nLayers: number, context: number, mlp: boolean,
- *            variant: string, task: string, vocab: number, segMin: number, segMax: number, symbols: number,
- *            offsets: string, batch: number,
- *            steps: number, warmup: number, lr: number, minLr: number, clip: number, weightDecay: number,
- *            seed: number, evalBatches: number}} RunSettings  a run's settings as the core takes them; keys left
- *   out take the core's defaults, other keys (the worker's evalEvery, snapshotEvery, causality, swapCheck) are ignored
+ * @typedef {import('./run_settings_type.js').RunSettings} RunSettings  a run's settings as the core takes them
+ *   (generated from the core's settings table); other keys (the worker's evalEvery, snapshotEvery, causality,
+ *   swapCheck) are ignored
+ * @typedef {{key: string, name: string, kind: 'whole'|'real'|'flag'|'name', flag: string, min?: number, max?: number,
+ *            task: string, label: string, help: string, default: number|boolean|string}} SettingField  one row of the
+ *   core's settings table: key is the RunSettings key; min and max for whole numbers only; task '' for every task
+ * @typedef {{name: string, label: string, description: string, vocabulary: string, baseline: string, notes: string,
+ *            preset: string, text: boolean, inductionProbes: boolean, fields: string[]}} TaskRow  one row of the
+ *   core's task table: name is RunSettings.task; preset names its entry in presets; fields are its own settings' keys
+ * @typedef {{task: string, description: string, settings: RunSettings, evalEvery: number, threshold: number}} Preset
+ *   a run a panel starts from (evalEvery 0: the panel's own; threshold 0: none)
  * @typedef {{
  *   limits: {maxDModel: number, maxHeads: number, maxLayers: number, maxSeqLen: number, maxVocab: number,
  *            maxBatch: number, maxSteps: number, maxChunk: number, maxEvalBatches: number, maxLr: number,
@@ -186,7 +191,9 @@ export function workedExample(input) {
  *   thresholds: {induction: number, previous: number, first: number, broad: number},
  *   divergenceFactor: number,
  *   variants: string[],
- *   tasks: string[],
+ *   tasks: TaskRow[],
+ *   presets: Record<string, Preset>,
+ *   settingFields: SettingField[],
  *   inductionSettings: Record<string, {context: number, segMin: number, segMax: number, batch: number, steps: number}>,
  *   induction: {lr: number, warmup: number, vocab: number, probes: number},
  *   offsetsSetting: {offsets: string, symbols: number, nLayers: number, mlp: boolean, context: number, batch: number,
@@ -202,7 +209,9 @@ export function workedExample(input) {
  *   lab's settings of its task ('short', 'long') with the steps each needs; induction: that lab's schedule and task;
  *   offsetsSetting: the offsets task as the heads panel ships it (its model and schedule; D and H are the form's;
  *   its validation loss measured every evalEvery steps, and the loss whose first crossing compares the settings);
- *   defaults: a full run settings object
+ *   defaults: a full run settings object; settingFields: the settings table, in the order of defaults' keys; tasks:
+ *   the task table, in the page's order (its choice, labels and notes); presets: by name ('heads', 'break',
+ *   'offsets', 'induction-short', 'induction-long'), each a whole run's settings
  */
 
 /**
@@ -251,6 +260,18 @@ export function checkRun(settings) {
 export function refusal(verdicts) {
   for (const v of verdicts) if (v.ok === false) return v.error;
   return null;
+}
+
+/**
+ * Settings with every key: those given, the rest at the core's defaults, e.g. a preset with the form's D, H and seed:
+ * fullSettings({ ...constants().presets.offsets.settings, dModel, nHeads, seed }). Values are not checked (checkRun).
+ * @param {Partial<RunSettings>} settings
+ * @returns {{ok: true, settings: RunSettings} | {ok: false, error: string}}
+ */
+export function fullSettings(settings) {
+  const err = notLoaded() ?? (settings && typeof settings === 'object' ? null : 'The settings must be an object.');
+  if (err) return fail(err);
+  return mod._fullSettings(settings);
 }
 
 /**

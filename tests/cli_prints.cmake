@@ -1,0 +1,12 @@
+# cmake -DEXE=mha-train -DARGS="a;b;c" -DEXPECT="..." -P cli_prints.cmake: runs EXE with ARGS and passes only if it
+# exits with 0 and its standard output contains each of EXPECT (a list)
+execute_process(COMMAND "${EXE}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "expected exit 0; got exit ${rc}\nstderr: ${err}\nstdout: ${out}")
+endif()
+foreach(e IN LISTS EXPECT)
+  string(FIND "${out}" "${e}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected \"${e}\" in the output\nstdout: ${out}")
+  endif()
+endforeach()
