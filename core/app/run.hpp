@@ -58,6 +58,10 @@ struct TaskRow {
     int (*vocab)(const RunSpec& spec);                         // V of a task validate accepts
     BatchSampler (*sampler)(const RunSpec& spec);              // (B,T) batches; the sampler owns what it needs
     double (*baseline_loss)(int V);                            // the loss of context-free guessing
+    // the task's own preset, named `preset`, for a task whose preset presets() does not build already: its settings
+    // over the core's defaults (task set to the row's name). nullptr: presets() builds it (the text's, induction's,
+    // offsets'). A new task's row gives its preset here, so that adding it touches no other table.
+    void (*preset_settings)(RunSettings& s) = nullptr;
 };
 
 const std::vector<TaskRow>& tasks();  // in the page's order, the text first

@@ -321,6 +321,14 @@ const std::vector<Preset>& presets() {
                          std::string("the induction lab's ") + k.name + " setting: the 2-layer attention-only model "
                          "(--layers 1: its control)", n, 0, 0});
         }
+        // a task whose row brings its own preset
+        for (const TaskRow& k : tasks()) {
+            if (!k.preset_settings) continue;
+            RunSettings s;
+            s.task = k.name;
+            k.preset_settings(s);
+            p.push_back({k.preset, k.name, k.description, s, 0, 0});
+        }
         return p;
     }();
     return table;
