@@ -124,6 +124,19 @@ TEST_CASE("settings from the page or the CLI: one rule, sentences in the user's 
     CHECK_FALSE(validate_setup(spec).empty());
 }
 
+TEST_CASE("a run is made whole: a step's and an evaluation's activations are allocated when it is made", "[run]") {
+    for (const RunSpec& spec : {text_spec(), induction_spec()}) {
+        std::unique_ptr<Run> run;
+        REQUIRE(make_run(spec, run).empty());
+        const ModelConfig& m = run->model().config();
+        const std::size_t made = run->model().activation_capacity();
+        CHECK(made == activation_elements(m, spec.train.batch, m.max_seq_len));
+        run->train(2);
+        (void)run->evaluate();
+        CHECK(run->model().activation_capacity() == made);  // training and evaluating allocated no more
+    }
+}
+
 TEST_CASE("the same spec builds the same run: bit-identical losses", "[run]") {
     const auto a = built(text_spec()), b = built(text_spec());
     const TrainChunk ca = a->train(10), cb = b->train(10);

@@ -158,6 +158,9 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
     }
     r.trainer_ = std::make_unique<Trainer>(m, t, r.sampler());
     if (from_file) r.trainer_->restore(c);
+    // everything a step and an evaluation need (both (B,T)), allocated now: memory that runs out fails the set-up,
+    // never a run's first step (weights, gradients and AdamW moments are the Trainer's, already made)
+    r.trainer_->model().reserve(t.batch, m.max_seq_len);
     out = std::move(run);
     return "";
 }
