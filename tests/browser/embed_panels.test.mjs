@@ -267,7 +267,7 @@ test('the heads panel, embedded alone: a model of the offsets task loads as a ru
     const facts = frame.locator('#c-runs .run-card .run-facts', { hasText: 'Loaded at step' });
     await facts.waitFor();
     assert.equal(await facts.textContent(),
-      'Loaded at step 5: train it further on its own task (the tokens 1,3,5,7 back over 3 symbols).');
+      'Loaded at step 5: train it further on its own task (offsets: symbols 3, offsets 1,3,5,7).');
     assert.equal(await frame.locator('#c-error').isHidden(), true);
   } finally {
     await p.close();

@@ -60,6 +60,18 @@ export function evalGrid(steps, every) {
   return grid;
 }
 
+/**
+ * A preset's schedule at other steps and another peak learning rate, in the same proportions: its warm-up the same
+ * fraction of the steps, its final rate the same fraction of the peak (the core's presets: a tenth of each).
+ * @param {import('./run_settings_type.js').RunSettings} preset the preset's settings
+ * @param {number} steps
+ * @param {number} lr
+ * @returns {{steps: number, warmup: number, lr: number, minLr: number}}
+ */
+export function scaledSchedule(preset, steps, lr) {
+  return { steps, warmup: Math.round((steps * preset.warmup) / preset.steps), lr, minLr: (lr * preset.minLr) / preset.lr };
+}
+
 export class Comparison {
   /**
    * @param {object} o

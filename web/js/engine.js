@@ -226,6 +226,17 @@ export function constants() {
 let cachedConstants = null;
 
 /**
+ * A task's row of the core's task table (constants().tasks): its words, its preset, whether it trains on a text and
+ * whether the induction lab's probes measure it. A name the table does not know gets the first row (the text).
+ * @param {string} name
+ * @returns {TaskRow}
+ */
+export function taskRow(name) {
+  const { tasks } = constants();
+  return tasks.find((t) => t.name === name) ?? tasks[0];
+}
+
+/**
  * What a .safetensors file is a model of: settings with the file's model (D, H, layers, T, MLP, variant) and the task
  * it was trained on (its metadata says: the text, offsets or induction) in place of those given, and the steps it
  * has trained (0 for weights alone). The file is read and checked whole (core/app/run_settings.hpp).

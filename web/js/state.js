@@ -72,6 +72,14 @@ const PAGE = Object.freeze({
 });
 
 /**
+ * The tasks "Heads, compared" trains: every task of the core's table but the one the induction lab's probes measure
+ * (panel 7 has its own).
+ * @param {import('./engine.js').CoreConstants} c the core's constants
+ * @returns {import('./engine.js').TaskRow[]}
+ */
+export const headsTasks = (c) => c.tasks.filter((t) => !t.inductionProbes);
+
+/**
  * The settings table, in the order the settings are written to the URL.
  * @param {import('./engine.js').CoreConstants} c the core's constants
  * @returns {Prop[]}
@@ -83,6 +91,10 @@ function makeProps(c) {
   /** @type {(name: string, def: number, max: number, help: string) => Prop} */
   const lr = (name, def, max, help) => ({ name, type: 'number', default: def, min: PAGE.minLr, max, help });
   const ntask = 'short';  // page: the induction lab's default setting, the one that fits a minute
+  // the induction lab's settings are the core's presets 'induction-<setting>'
+  const inductionSettings = Object.keys(c.presets).filter((k) => k.startsWith('induction-')).map((k) => k.slice('induction-'.length));
+  const induction = c.presets[`induction-${ntask}`].settings;
+  const broken = c.presets.break.settings;  // Break it's runs: the core's preset
   return [
     LAYOUT.panel,
     // reshape and attention (random weights): the page sets the demo's defaults and text length
@@ -111,8 +123,9 @@ function makeProps(c) {
     { name: 'seeds', type: 'int', default: PAGE.seeds, min: 1, max: PAGE.maxSeeds,
       help: 'seeds per head count: cseed, cseed + 1, … for every H' },
     { name: 'corpus', type: 'enum', default: 'shipped', values: ['shipped', 'pasted'], help: 'training text' },
-    // the comparison's task: the text, or the offsets task with its own architecture (the core's offsetsSetting)
-    { name: 'ctask', type: 'enum', default: 'char', values: ['char', 'offsets'], help: 'task of the compared models' },
+    // the comparison's task: the text, or another task of the core's with its own architecture (its preset)
+    { name: 'ctask', type: 'enum', default: c.presets.heads.task, values: headsTasks(c).map((t) => t.name),
+      help: 'task of the compared models' },
     { name: 'oheads', type: 'ints', default: [1, 4], min: 1, max: limits.maxHeads, minCount: 1,
       maxCount: PAGE.maxHeadCounts, help: 'head counts compared on the offsets task' },
     { name: 'oseeds', type: 'int', default: PAGE.offsetSeeds, min: 1, max: PAGE.maxSeeds,
@@ -124,17 +137,17 @@ function makeProps(c) {
     // break it: the variants trained beside the canonical model (the core's default model, the shipped corpus)
     { name: 'variants', type: 'words', default: ['no_transpose_split', 'no_transpose_merge', 'swapped_order'],
       values: c.variants.filter((v) => v !== 'canonical'), help: 'variants trained beside canonical' },
-    { name: 'bsteps', type: 'int', default: 200, min: 1, max: PAGE.maxSteps, help: 'training steps of each variant' },
-    { name: 'bbatch', type: 'int', default: run.batch, min: 1, max: 64, help: 'batch size of each variant' },
-    lr('blr', run.lr, limits.maxLr, 'peak learning rate of each variant'),
+    { name: 'bsteps', type: 'int', default: broken.steps, min: 1, max: PAGE.maxSteps, help: 'training steps of each variant' },
+    { name: 'bbatch', type: 'int', default: broken.batch, min: 1, max: 64, help: 'batch size of each variant' },
+    lr('blr', broken.lr, limits.maxLr, 'peak learning rate of each variant'),
     seed('bseed', 'seed of weights and batches'),
     { name: 'bseeds', type: 'int', default: PAGE.breakSeeds, min: 1, max: PAGE.maxSeeds,
       help: 'seeds per variant: bseed, bseed + 1, … for canonical and every variant' },
     // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
-    { name: 'ntask', type: 'enum', default: ntask, values: Object.keys(c.inductionSettings), help: 'setting of the induction lab' },
-    { name: 'nsteps', type: 'int', default: c.inductionSettings[ntask].steps, min: 1, max: PAGE.inductionMaxSteps,
+    { name: 'ntask', type: 'enum', default: ntask, values: inductionSettings, help: 'setting of the induction lab' },
+    { name: 'nsteps', type: 'int', default: induction.steps, min: 1, max: PAGE.inductionMaxSteps,
       help: 'training steps of the induction lab' },
-    lr('nlr', c.induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab'),
+    lr('nlr', induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab'),
     seed('nseed', 'seed of the induction lab'),
     // parameters and KV cache (Llama-2-70B: panels/kv_presets.js): arithmetic only, nothing is built
     { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },

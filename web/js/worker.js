@@ -13,6 +13,7 @@ const SETTINGS = {
 
 /** @type {import('../mha.js').Mha | null} the Embind module */
 let mod = null;
+let probed = false;  // the run's task is measured by the induction probes (init)
 /** the run, and the inspector that looks inside its model (created at the first look) */
 let run = null;
 let inspector = null;
@@ -46,6 +47,8 @@ function init(msg) {
     return facts;
   }
   divergenceLimit = facts.divergenceLimit;
+  // the task table's row of the run's task: a task the induction lab's probes measure gets them at every measurement
+  probed = mod._constants().tasks.find((t) => t.name === facts.task)?.inductionProbes === true;
   evalEvery = Math.max(1, settings.evalEvery | 0 || 10);
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
   seconds = 0;
@@ -62,7 +65,7 @@ function init(msg) {
 function measure() {
   const val = run._evaluate();
   if (val.ok) post(FROM_WORKER.val, { step: run._stepsDone(), loss: val.loss });
-  if (settings.task === 'induction') postInduction();
+  if (probed) postInduction();
   postTrace();
   return val;
 }

@@ -8,7 +8,7 @@
 // Wiring only: every number and every verdict comes from the core in the workers or in the page's module.
 import { loadCorpus } from '../data.js';
 import { checkRun, compareVariants, constants, refusal } from '../engine.js';
-import { Comparison, evalGrid, holdsSlot, seedMajor } from '../comparison.js';
+import { Comparison, evalGrid, holdsSlot, scaledSchedule, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
 import { streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
@@ -22,10 +22,7 @@ import { WaitingCards } from '../views/waiting_cards.js';
 import { signed } from '../views/seed_words.js';
 
 const SETTINGS = {
-  modelKeys: ['dModel', 'nHeads', 'nLayers', 'context', 'mlp'],  // tiny-char: the core's default model (constants().defaults)
   evalPoints: 10,          // validation measurements per run (plus step 0)
-  warmupFraction: 0.1,
-  minLrFraction: 0.1,
   drawMs: 300,
   chartHeight: 220,        // px: one small chart per variant
   leaksListed: 200,        // leaking pairs written out on demand (the rest are counted)
@@ -50,9 +47,9 @@ const MEASURED = {
     tied_heads: { steps: [200, 500], shows: [200] },
   },
 };
-// the page's budgets: the default, and the one at which both leaking variants were measured to read the future
-// (no_transpose_split's loss is still above canonical's at 200 steps)
-const BUDGETS = { default: 200, lesson: 500 };
+// the page's second budget: the one at which both leaking variants were measured to read the future
+// (no_transpose_split's loss is still above canonical's at the default, the core's preset: 200 steps)
+const LESSON_BUDGET = 500;
 
 // what the lesson (DESIGN.md §4) predicts for each variant. Its claims about the loss are judged over the seeds by the
 // core (compareVariants); check: the claims one run can check (causality, parameters, time per step)
@@ -121,7 +118,7 @@ const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds)
  * @returns {{runs: number, seconds: number, speed: number, source: string}}
  */
 export function breakPlan({ variants, seeds, steps, batch, slots }, measured) {
-  return runsEstimate({ runs: (variants + 1) * seeds, steps, batch, context: constants().defaults.context }, measured, slots);
+  return runsEstimate({ runs: (variants + 1) * seeds, steps, batch, context: constants().presets.break.settings.context }, measured, slots);
 }
 
 /**
@@ -154,7 +151,7 @@ export function setupBreak(app) {
     box.addEventListener('change', read);
   }
   // the budget: the default, or the one at which both leaking variants were measured to read the future
-  const budgets = /** @type {Array<[string, number]>} */ ([['default', BUDGETS.default], ['lesson', BUDGETS.lesson]]).map(([name, steps]) => {
+  const budgets = /** @type {Array<[string, number]>} */ ([['default', constants().presets.break.settings.steps], ['lesson', LESSON_BUDGET]]).map(([name, steps]) => {
     const radio = el('input', { type: 'radio', name: 'bbudget', value: String(steps), 'data-budget': name });
     const text = el('span', { class: 'muted' });
     ui.budget.append(el('label', { class: 'check' }, radio, el('span', {}, name === 'default'
@@ -188,8 +185,8 @@ export function setupBreak(app) {
   function describePlan() {
     const s = app.state;
     const G = s.variants.length;
-    // this browser's speed on the break panel's model (the core's default sizes), from its runs and the heads panel's
-    const d = constants().defaults;
+    // this browser's speed on the break panel's model (the core's preset), from its runs and the heads panel's
+    const d = constants().presets.break.settings;
     const measured = measuredSpeed([...runs.values(), ...app.runs.values()],
       { cD: d.dModel, layers: d.nLayers, context: d.context, batch: s.bbatch });
     for (const b of budgets) {
@@ -210,10 +207,9 @@ export function setupBreak(app) {
     const err = form.error(s)
       ?? (s.variants.length >= 1 ? null : 'Pick at least one variant to train beside the canonical model.');
     if (err) return { error: err };
-    const defaults = constants().defaults;
+    // the core's preset for Break it (its model and task), with the form's batch, schedule and seed
     const settings = {
-      ...Object.fromEntries(SETTINGS.modelKeys.map((k) => [k, defaults[k]])), batch: s.bbatch, steps: s.bsteps,
-      warmup: Math.round(s.bsteps * SETTINGS.warmupFraction), lr: s.blr, minLr: s.blr * SETTINGS.minLrFraction,
+      ...constants().presets.break.settings, batch: s.bbatch, ...scaledSchedule(constants().presets.break.settings, s.bsteps, s.blr),
       seed: s.bseed, causality: true,
       evalEvery: stepsBetween(s.bsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.bsteps, 5),
     };
@@ -367,7 +363,7 @@ export function setupBreak(app) {
     const at = m.shows.find((x) => x > comp.meta.steps) ?? m.shows[0];
     return [' ', el('span', { class: 'budget-note' }, `${said}it shows at ${list(m.shows)} steps${not.length ? ` (not at ${list(not, 'or')})` : ''}; `,
       cmd(at), ', docs/experiments.md',
-      m.shows.includes(BUDGETS.lesson) && comp.meta.steps !== BUDGETS.lesson ? `. The second budget above trains at ${count(BUDGETS.lesson)}.` : '.')];
+      m.shows.includes(LESSON_BUDGET) && comp.meta.steps !== LESSON_BUDGET ? `. The second budget above trains at ${count(LESSON_BUDGET)}.` : '.')];
   }
 
   const canonical = () => runs.get('canonical');

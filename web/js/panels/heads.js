@@ -3,17 +3,17 @@
 // queued; live curves (per H the mean over its seeds and their range), progress, the final table with the core's
 // verdict on each H over the paired seeds, and a sample per H; CSV of the curves; a .safetensors file loaded as one
 // more run. Two tasks: the text (the form's model) or the offsets task, which brings its own architecture and schedule
-// (the core's constants().offsetsSetting; only D, the head counts and the seeds are the form's). Wiring only: the
+// (its preset in the core's constants().presets; only D, the head counts and the seeds are the form's). Wiring only: the
 // numbers and the verdicts come from the core, the pictures from the views.
-import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds, refusal } from '../engine.js';
+import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds, refusal, taskRow } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
-import { Comparison, evalGrid, seedMajor } from '../comparison.js';
+import { Comparison, evalGrid, scaledSchedule, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, Run, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
-import { prop } from '../state.js';
+import { headsTasks, prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { PairedDifferenceView } from '../views/paired_difference_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
@@ -25,8 +25,6 @@ import { WaitingCards } from '../views/waiting_cards.js';
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
   snapshots: 10,           // snapshots per run for scrubbing (plus step 0)
-  warmupFraction: 0.1,     // warm-up steps as a fraction of the schedule
-  minLrFraction: 0.1,      // the cosine ends at this fraction of the peak learning rate
   drawMs: 250,             // redraw curves and progress at most this often while training
 };
 
@@ -40,13 +38,16 @@ const mib = (bytes) => bytes / 2 ** 20;
  * @param {object} app shared page state: { state, save(), runs: Map<string, Run>, runsChanged(event), readable(msg) }
  */
 export function setupHeads(app) {
+  // the task choice: one per task of the core's table that this panel trains
+  $('c-tasks').replaceChildren(...headsTasks(constants()).map((t) => el('label', {},
+    el('input', { type: 'radio', name: 'ctask', value: t.name }), t.label, ' ', el('span', { class: 'muted' }, `(${t.description})`))));
   const ui = {
     heads: inputById('c-heads'), D: inputById('c-D'), layers: inputById('c-layers'), context: inputById('c-context'), batch: inputById('c-batch'),
     steps: inputById('c-steps'), lr: inputById('c-lr'), seed: inputById('c-seed'), seeds: inputById('c-seeds'),
     corpus: inputsNamed('corpus'),
     corpusBox: /** @type {HTMLElement} */ (document.querySelector('#panel-heads [data-control="corpus"]')),
     task: inputsNamed('ctask'), taskNote: $('c-task-note'),
-    intros: /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#panel-heads .intro[data-task]')]),
+    intros: /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#panel-heads [data-task]')]),
     text: textAreaById('c-text'), textField: $('c-text-field'), textInfo: $('c-text-info'),
     start: buttonById('c-start'), pause: buttonById('c-pause'), stop: buttonById('c-stop'), csv: buttonById('c-csv'), upload: inputById('c-upload'),
     error: $('c-error'), status: $('c-status'), runs: $('c-runs'), final: $('c-final'), samples: $('c-samples'),
@@ -65,10 +66,13 @@ export function setupHeads(app) {
   // the text's model and schedule: the offsets task shows its own values there, greyed out, and reads none of them
   const textForm = numberFields([[ui.layers, 'layers', 'Layers'], [ui.context, 'context', 'The context T'],
     [ui.batch, 'batch', 'The batch B'], [ui.steps, 'steps', 'Steps'], [ui.lr, 'lr', 'The learning rate']]);
-  const offsets = () => app.state.ctask === 'offsets';
-  const headsKey = () => (offsets() ? 'oheads' : 'heads');
-  const seedsKey = () => (offsets() ? 'oseeds' : 'seeds');
-  const form = () => (offsets() ? forms.offsets : forms.char);
+  // the chosen task's row of the core's task table; a task other than the text brings its own model and schedule,
+  // its preset (constants().presets; only D, the head counts and the seeds are the form's)
+  const presetOf = (name) => constants().presets[taskRow(name).preset];
+  const ownTask = () => !taskRow(app.state.ctask).text;
+  const headsKey = () => (ownTask() ? 'oheads' : 'heads');
+  const seedsKey = () => (ownTask() ? 'oseeds' : 'seeds');
+  const form = () => (ownTask() ? forms.offsets : forms.char);
   let corpusText = '';
   const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
     app.state.steps = steps;
@@ -87,14 +91,15 @@ export function setupHeads(app) {
     showTitle();
     form().show(s);
     for (const r of ui.task) r.checked = r.value === s.ctask;
-    const o = constants().offsetsSetting;
-    textForm.show(offsets() ? { layers: o.nLayers, context: o.context, batch: o.batch, steps: o.steps, lr: o.lr } : s);
-    for (const inp of textForm.inputs) inp.disabled = offsets();
-    ui.taskNote.hidden = !offsets();
-    for (const p of ui.intros) p.hidden = p.dataset.task !== s.ctask;  // the intro of the chosen task
-    ui.corpusBox.hidden = offsets();  // the text and its samples do not apply to the offsets task
-    ui.budgetBox.hidden = offsets();  // nor the text's budgets: the task fixes its own steps
-    ui.why.hidden = offsets();        // nor the question about the text's result
+    const o = presetOf(s.ctask).settings;
+    textForm.show(ownTask() ? { layers: o.nLayers, context: o.context, batch: o.batch, steps: o.steps, lr: o.lr } : s);
+    for (const inp of textForm.inputs) inp.disabled = ownTask();
+    ui.taskNote.textContent = taskRow(s.ctask).notes;  // the core's words on the task
+    ui.taskNote.hidden = !ownTask();
+    for (const p of ui.intros) p.hidden = p.dataset.task !== s.ctask;  // the intro and notes of the chosen task
+    ui.corpusBox.hidden = ownTask();  // the text and its samples do not apply to the offsets task
+    ui.budgetBox.hidden = ownTask();  // nor the text's budgets: the task fixes its own steps
+    ui.why.hidden = ownTask();        // nor the question about the text's result
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
@@ -112,7 +117,7 @@ export function setupHeads(app) {
     s[headsKey()] = ui.heads.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
     showTitle();
     form().read(s);
-    if (!offsets()) textForm.read(s);
+    if (!ownTask()) textForm.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
@@ -128,24 +133,24 @@ export function setupHeads(app) {
     const s = app.state;
     const counts = /** @type {Extract<import('../state.js').Prop, {type: 'ints'}>} */ (prop(headsKey()));
     const heads = s[headsKey()];
-    const err = form().error(s) ?? (offsets() ? null : textForm.error(s))
+    const err = form().error(s) ?? (ownTask() ? null : textForm.error(s))
       ?? (heads.length >= counts.minCount && heads.length <= counts.maxCount
         && heads.every((h) => Number.isInteger(h) && h >= counts.min && h <= counts.max)
         ? null : `Head counts must be ${counts.minCount} to ${counts.maxCount} whole numbers from ${counts.min} to ${counts.max}, separated by commas.`)
       ?? (new Set(heads).size === heads.length ? null
         : `Each head count can be listed once: ${heads.find((h, i) => heads.indexOf(h) !== i)} is listed twice.`);
     if (err) return { error: err };
-    const o = constants().offsetsSetting;
-    // the offsets task: its own model and schedule (the core's), D and the seed from the form
-    const task = offsets()
-      ? { task: 'offsets', offsets: o.offsets, symbols: o.symbols, nLayers: o.nLayers, context: o.context, mlp: o.mlp,
-        batch: o.batch, steps: o.steps, warmup: o.warmup, lr: o.lr, minLr: o.minLr, weightDecay: o.weightDecay }
-      : { task: 'char', nLayers: s.layers, context: s.context, mlp: true, batch: s.batch, steps: s.steps,
-        warmup: Math.round(s.steps * SETTINGS.warmupFraction), lr: s.lr, minLr: s.lr * SETTINGS.minLrFraction };
+    // the chosen task's preset: its own model and schedule (the core's), or the text's with the form's model and
+    // schedule; D and the seed from the form
+    const preset = presetOf(s.ctask);
+    const task = ownTask() ? preset.settings
+      : { ...preset.settings, nLayers: s.layers, context: s.context, batch: s.batch, steps: s.steps,
+        ...scaledSchedule(preset.settings, s.steps, s.lr) };
     const settings = {
-      dModel: s.cD, ...task, seed: s.cseed,
-      // the offsets task is compared over time (the step each run first reaches the task's threshold): measured often
-      evalEvery: offsets() ? o.evalEvery : stepsBetween(task.steps, SETTINGS.evalPoints),
+      ...task, dModel: s.cD, seed: s.cseed,
+      // a task compared over time (the step each run first reaches the task's threshold) is measured as often as its
+      // preset says
+      evalEvery: preset.evalEvery > 0 ? preset.evalEvery : stepsBetween(task.steps, SETTINGS.evalPoints),
       snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
     };
     const lastSeed = s.cseed + s[seedsKey()] - 1;
@@ -178,10 +183,10 @@ export function setupHeads(app) {
     const checked = runSettings();
     if (checked.error) {
       // the sentence under the buttons, the focus on the control it is about (the head counts for the core's verdicts)
-      return showRejection(ui.error, app.readable(checked.error), form().invalid(app.state) ?? (offsets() ? null : textForm.invalid(app.state)) ?? ui.heads);
+      return showRejection(ui.error, app.readable(checked.error), form().invalid(app.state) ?? (ownTask() ? null : textForm.invalid(app.state)) ?? ui.heads);
     }
     const { settings, heads } = checked;
-    const e = offsets() ? null : budget.estimate();
+    const e = ownTask() ? null : budget.estimate();
     if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
       ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${count(e.runs)} runs of ` +
         `${count(app.state.steps)} steps (${count(Math.round(e.speed))} tokens/s per worker, ${e.source}). Train anyway?`;
@@ -190,7 +195,7 @@ export function setupHeads(app) {
       return;
     }
     let text = '';  // the offsets task makes its own sequences
-    if (offsets()) {
+    if (ownTask()) {
       // no text to load
     } else if (app.state.corpus === 'pasted') {
       text = ui.text.value;
@@ -244,7 +249,7 @@ export function setupHeads(app) {
     const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, nHeads, steps: Math.max(settings.steps, model.step) };
     let text;
     try {
-      text = task !== 'char' ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
+      text = !taskRow(task).text ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
     } catch (e) {
       return report(String(e.message ?? e));
     }
@@ -280,11 +285,12 @@ export function setupHeads(app) {
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
 
-  // the guess the final losses are held against: the unigram (text) or uniform (offsets) loss, once a run knows it
+  // the guess the final losses are held against: the unigram loss of the text, the uniform guess of a task of
+  // classes (the task table's baseline), once a run knows it
+  const guessOf = (task) => (taskRow(task).text ? 'unigram' : 'uniform');
   const baselineOf = () => {
     const f = runs().find((r) => r.facts)?.facts;
-    return f ? { baseline: f.baselineLoss, baselineName: f.task === 'offsets' ? 'the uniform guess' : 'the unigram guess' }
-      : { baseline: null };
+    return f ? { baseline: f.baselineLoss, baselineName: `the ${guessOf(f.task)} guess` } : { baseline: null };
   };
 
   function draw() {
@@ -295,10 +301,10 @@ export function setupHeads(app) {
     const groups = (meta?.heads ?? []).map((H) => ({ label: `H = ${H}`, seeds: meta.seeds,
       runs: plan.filter((p) => p.H === H && p.run).map((p) => p.run), grid: meta.evalSteps }));
     if (upload) groups.push({ label: upload.label, seeds: 1, runs: [upload] });
-    const uniform = all.find((r) => r.facts)?.facts.task === 'offsets';
-    // the loss is per character of text, or per token of the offsets task (before any run is set up: the chosen task)
-    const unit = (all.find((r) => r.facts)?.facts.task ?? (offsets() ? 'offsets' : 'char')) === 'char' ? 'character' : 'token';
-    curves.update({ groups, baseline, baselineLabel: uniform ? 'uniform guess' : 'unigram baseline', unit });
+    // the loss is per character of text, or per token of another task (before any run is set up: the chosen task)
+    const task = all.find((r) => r.facts)?.facts.task ?? app.state.ctask;
+    const unit = taskRow(task).text ? 'character' : 'token';
+    curves.update({ groups, baseline, baselineLabel: taskRow(task).text ? 'unigram baseline' : 'uniform guess', unit });
     $('c-diff-box').hidden = !differences.update({ groups, unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
@@ -432,15 +438,17 @@ export function setupHeads(app) {
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue training it to step ${steps}`);
       b.addEventListener('click', () => run.start());
       const look = app.shows('inside') ? 'look inside it in panel 6, or ' : '';  // panel 6 may not be in this frame
-      const on = run.settings.task === 'char' ? 'the chosen text' : `its own task (${run.settings.task === 'offsets'
-        ? `the tokens ${run.settings.offsets} back over ${run.settings.symbols} symbols` : 'induction: repeated segments'})`;
+      // the text, or the task the file was trained on, with its own settings (the task table's fields)
+      const row = taskRow(run.settings.task);
+      const on = row.text ? 'the chosen text'
+        : `its own task (${row.name}: ${row.fields.map((f) => `${f} ${run.settings[f]}`).join(', ')})`;
       out.push(el('p', { class: 'run-facts' }, `Loaded at step ${run.stepsDone}: ${look}train it further on ${on}.`), b);
     }
     // done, but it learned nothing a context-free guess does not know: say so rather than a plain "done"
     const val = run.val.loss.at(-1), baseline = run.facts?.baselineLoss;
     if (run.status === 'done' && Number.isFinite(val) && Number.isFinite(baseline) && val >= baseline) {
       out.push(el('p', { class: 'alert', 'data-verdict': 'no-better' }, `Done, but no better than guessing without context: ` +
-        `validation loss ${val.toFixed(3)} against ${baseline.toFixed(3)} for the ${run.facts.task === 'char' ? 'unigram' : 'uniform'} ` +
+        `validation loss ${val.toFixed(3)} against ${baseline.toFixed(3)} for the ${guessOf(run.facts.task)} ` +
         `guess. The learning rate ${run.settings.lr} may be too high (or the budget too short) for this model.`));
     }
     // the reason is said once, above the runs (failureSentence); a loaded file's beside the control that loaded it
@@ -481,7 +489,9 @@ export function setupHeads(app) {
     const caption = `Final validation loss ${seedsCaption(paired, seeds, 'every H')}` +
       (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
-    const overTime = used[0][0].facts?.task === 'offsets' ? reachTable(labels, used) : [];
+    // a task compared over time: its preset names the loss whose first crossing compares the head counts
+    const task = used[0][0].facts?.task;
+    const overTime = task && presetOf(task).threshold > 0 ? reachTable(labels, used, presetOf(task)) : [];
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
@@ -490,8 +500,7 @@ export function setupHeads(app) {
   // the offsets task over time: per H the step at which each seed's validation loss first reached the task's
   // threshold, the median and range over the seeds (the core's reachOverSeeds); a final loss at one budget hides that
   // one head gets there too, only later
-  function reachTable(labels, used) {
-    const o = constants().offsetsSetting;
+  function reachTable(labels, used, o) {
     const n = used[0].length;
     const r = reachOverSeeds(labels, used.flat().map((run) => run.val.step), used.flat().map((run) => run.val.loss), n,
       o.threshold, used[0][0].settings.steps);
@@ -557,7 +566,7 @@ export function setupHeads(app) {
   for (const r of ui.corpus) r.addEventListener('change', read);
   for (const r of ui.task) {
     r.addEventListener('change', () => {
-      app.state.ctask = ui.task.find((x) => x.checked)?.value ?? 'char';
+      app.state.ctask = ui.task.find((x) => x.checked)?.value ?? constants().presets.heads.task;
       show();  // the head counts and the model fields of the chosen task
       app.save();
       app.paramsChanged?.();
@@ -569,7 +578,7 @@ export function setupHeads(app) {
   // default model and schedule otherwise, as docs/experiments.md measured it ("Why more heads are slightly worse")
   const trainWhy = (steps) => {
     const d = constants().defaults;
-    Object.assign(app.state, { ctask: 'char', heads: [1, 8], cD: 128, seeds: WHY.seeds, steps, layers: d.nLayers,
+    Object.assign(app.state, { ctask: constants().presets.heads.task, heads: [1, 8], cD: 128, seeds: WHY.seeds, steps, layers: d.nLayers,
       context: d.context, batch: d.batch, lr: d.lr, corpus: 'shipped' });
     show();
     app.save();
@@ -590,6 +599,6 @@ export function setupHeads(app) {
     loadFile,
     restore,
     /** @returns {number|null} V of the shipped corpus (with the unknown symbol), once known */
-    vocabSize: () => runs().find((r) => r.facts?.task === 'char')?.facts.vocabSize ?? null,
+    vocabSize: () => runs().find((r) => r.facts && taskRow(r.facts.task).text)?.facts.vocabSize ?? null,
   };
 }

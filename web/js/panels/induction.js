@@ -16,11 +16,10 @@ import { buttonById, count, el, inputById, inputsNamed, showAlert, showRejection
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 
-// The task's settings (context, segments, batch, steps), its vocabulary and warm-up come from the core
-// (constants().inductionSettings and .induction); the learning rate, steps and seed from the form.
+// The model, the task and the schedule are the core's preset of the chosen setting (constants().presets
+// 'induction-short', 'induction-long': a 2-layer attention-only model; its control has 1 layer); the steps, the
+// learning rate (constant) and the seed are the form's.
 const SETTINGS = {
-  model: { dModel: 64, nHeads: 4, mlp: false },  // attention-only, as the core's induction lab (run_settings.hpp)
-  weightDecay: 0,
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 300,
   // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
@@ -57,6 +56,9 @@ export function setupInduction(app) {
   // "switch layer 0 off": off (pressed), the last reply ({ok, step, full, without}), a request under way
   const layer0 = { off: false, result: null, asking: false };
 
+  // the core's preset of the chosen setting: the model, the task and the schedule
+  const preset = () => constants().presets[`induction-${app.state.ntask}`];
+
   function show() {
     const s = app.state;
     for (const r of ui.task) r.checked = r.value === s.ntask;
@@ -82,9 +84,9 @@ export function setupInduction(app) {
   function timeEstimate() {
     const s = app.state;
     if (form.error(s)) return null;
-    const { context, batch } = constants().inductionSettings[s.ntask];
+    const { context, batch, dModel } = preset().settings;
     const model = runs.get('L2');
-    const speed = measuredSpeed(model?.trained ? [model] : timed ? [timed] : [], { cD: SETTINGS.model.dModel, layers: 2, context, batch });
+    const speed = measuredSpeed(model?.trained ? [model] : timed ? [timed] : [], { cD: dModel, layers: 2, context, batch });
     const e = estimate({ steps: s.nsteps, batch, context, heads: [2, 1], seeds: 1 }, speed, slots(),
       { speed: SETTINGS.fallbackTokensPerSecond, source: 'measured in headless Chromium on a shared 2-core machine' });
     const how = `${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(2, slots())} at a time`;
@@ -99,12 +101,10 @@ export function setupInduction(app) {
     const s = app.state;
     const err = form.error(s);
     if (err) return { error: err };
-    const c = constants();
-    const { context, segMin, segMax, batch } = c.inductionSettings[s.ntask];
+    const p = preset().settings;
     const settings = {
-      ...SETTINGS.model, context, task: 'induction', vocab: c.induction.vocab, segMin, segMax, batch,
-      weightDecay: SETTINGS.weightDecay, steps: s.nsteps, warmup: Math.min(c.induction.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr,
-      seed: s.nseed, evalEvery: stepsBetween(s.nsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.nsteps, 5),
+      ...p, steps: s.nsteps, warmup: Math.min(p.warmup, s.nsteps), lr: s.nlr, minLr: s.nlr, seed: s.nseed,
+      evalEvery: stepsBetween(s.nsteps, SETTINGS.evalPoints), snapshotEvery: stepsBetween(s.nsteps, 5),
     };
     const error = refusal([checkRun(settings)]);
     return error ? { error } : { settings };
@@ -158,7 +158,7 @@ export function setupInduction(app) {
   // ---------------------------------------------------------------- drawing
   const threshold = () => constants().thresholds.induction;
   const prevThreshold = () => constants().thresholds.previous;
-  const H = SETTINGS.model.nHeads;
+  const H = preset().settings.nHeads;
 
   function series(run, pick) {
     return { step: run.induction.map((m) => m.step), value: run.induction.map((m) => pick(m.measurement)) };
@@ -322,7 +322,7 @@ export function setupInduction(app) {
   for (const r of ui.task) {
     r.addEventListener('change', () => {
       app.state.ntask = r.value;
-      app.state.nsteps = constants().inductionSettings[r.value].steps;
+      app.state.nsteps = preset().settings.steps;
       app.save();
       show();
       ui.confirm.hidden = true;

@@ -2,7 +2,7 @@
 // of the chosen head, per-head scores with automatic labels, ablation, tied heads, and a slider through the
 // snapshots; below, every head's scores over training (the core's head trace, posted by the worker at every
 // evaluation). Every request goes to the run's worker (its inspector), so the page never computes attention itself.
-import { constants } from '../engine.js';
+import { constants, taskRow } from '../engine.js';
 import { RUN_EVENT } from '../protocol.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { buttonById as button, download, el, inputById as input, showAlert } from '../views/dom.js';
@@ -61,7 +61,7 @@ export function setupInside(app) {
   const byKey = (key) => allRuns().find((r) => r.key === key);
   const current = () => byKey(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
     ?? allRuns()[0] ?? null;
-  const induction = (r) => r.settings?.task === 'induction';
+  const induction = (r) => taskRow(r.settings?.task).inductionProbes;
 
   // ---------------------------------------------------------------- the run list and the slider
   // before any model: how to get one, naming only the training panels that are on the page (embedded alone,
@@ -115,7 +115,7 @@ export function setupInside(app) {
       traceFrame = 0;
       const run = current();
       if (!run?.facts || ui.body.hidden) return;
-      traceView.update({ traces: run.traces, text: run.facts.task === 'char', at: snapIndex < 0 ? undefined : run.snapshots[snapIndex]?.step });
+      traceView.update({ traces: run.traces, text: taskRow(run.facts.task).text, at: snapIndex < 0 ? undefined : run.snapshots[snapIndex]?.step });
       document.documentElement.dataset.trace = String((Number(document.documentElement.dataset.trace) || 0) + 1);
     });
   }
@@ -161,7 +161,7 @@ export function setupInside(app) {
     grid.update({ L: maps.L, H: maps.H, T, att: maps.att, labels: scores.labels, ablated, tied: ui.tie.checked });
     if (selected.l >= maps.L || selected.h >= maps.H) selected = { l: 0, h: 0 };
     // a run of a task without text (offsets, induction) is looked at on its probe sequence: nothing to type
-    textRun = !run?.facts || run.facts.task === 'char';
+    textRun = !run?.facts || taskRow(run.facts.task).text;
     ui.text.disabled = !textRun;
     ui.textInfo.textContent = !textRun
       ? `does not apply: this model reads task tokens, not text; the maps show its probe sequence (${T} token ids, its first validation sequence)`
