@@ -52,7 +52,8 @@ for name in files:
     joined = re.sub(r'\s*\n\s*(?://|#|\*)?\s*', ' ', text)
     # `experiments.md, "Heading"`, `experiments.md ("Heading")`, `experiments.md` (Heading) and the like
     for m in re.finditer(r'experiments\.md`?[^"\n).]{0,25}?(?:"([^"]+)"|\(([A-Z][^)`]*)\))', joined):
-        q = (m.group(1) or m.group(2)).rstrip('.,')
+        # (a quote inside a C++ or JS string ends in the escape of its closing quote: \")
+        q = (m.group(1) or m.group(2)).rstrip('\\').rstrip('.,')
         if not any(h == q or h.startswith(q) for h in names):
             print(f'{name}: quotes "{q}", which no heading of docs/experiments.md starts with'); bad += 1
 
