@@ -196,15 +196,9 @@ test('a link with nonsense values says what each must be', async () => {
 test('induction: the expected time before a run, and a question in the page before a long one', async () => {
   const p = await openPage('#panel=induction');
   try {
-    // the default (4,500 steps) before any run here: the measured fallback, which puts it above two minutes
+    // the default (4,500 steps) before any run here: the fallback measured idle, under the two minutes that ask first
     const estimate = await p.textContent('#n-estimate');
-    assert.match(estimate, /^2 runs of 4,500 steps \(the 2-layer model and its control\): about 2\.4 min here \(32,000 tokens\/s per worker, measured in headless Chromium on a shared 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
-    await p.click('#n-start');
-    await p.waitForSelector('#n-confirm:not([hidden])');
-    assert.match(await p.textContent('#n-confirm-text'), /^This will take about 2\.4 min here: .* Train anyway\?$/);
-    assert.equal(await p.evaluate(() => document.activeElement.id), 'n-confirm-go');
-    await p.click('#n-confirm-cancel');
-    assert.equal(await p.evaluate(() => globalThis.mhaDebug.inductionRuns().length), 0);
+    assert.match(estimate, /^2 runs of 4,500 steps \(the 2-layer model and its control\): about 43 s here \(108,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
     // the page's own 16,000-step link: the long setting, asked about before it starts
     await p.goto(p.url().split('#')[0].split('?')[0] + '?panel=induction&ntask=long&nsteps=16000');
     await p.waitForSelector('html[data-ready="true"]');

@@ -23,9 +23,9 @@ const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 300,
   // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
-  // T = 16, 4,608,000 tokens per run) took 171 s and 117 s of wall time for both runs in headless Chromium on the
-  // shared 2-core machine (docs/experiments.md, "On the page"): 4,608,000 / 144 s, the mean
-  fallbackTokensPerSecond: 32000,
+  // T = 16, 4,608,000 tokens per run) took 42 s and 43 s of wall time for both runs in headless Chromium on an idle
+  // 2-core machine (docs/experiments.md, "How long things take"): 4,608,000 / 42.5 s
+  fallbackTokensPerSecond: 108000,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -88,7 +88,7 @@ export function setupInduction(app) {
     const model = runs.get('L2');
     const speed = measuredSpeed(model?.trained ? [model] : timed ? [timed] : [], { cD: dModel, layers: 2, context, batch });
     const e = estimate({ steps: s.nsteps, batch, context, heads: [2, 1], seeds: 1 }, speed, slots(),
-      { speed: SETTINGS.fallbackTokensPerSecond, source: 'measured in headless Chromium on a shared 2-core machine' });
+      { speed: SETTINGS.fallbackTokensPerSecond, source: 'measured in headless Chromium on an idle 2-core machine' });
     const how = `${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(2, slots())} at a time`;
     return { ...e, how, sentence: `2 runs of ${count(s.nsteps)} steps (the 2-layer model and its control): about ${duration(e.seconds)} here (${how}).` };
   }
