@@ -158,8 +158,10 @@ export class Comparison {
     }
   }
 
-  // a run of the comparison: set up, it starts (or ends, after Stop); a change of state frees or takes a slot
+  // a run of the comparison: set up, it starts (or ends, after Stop); a change of state frees or takes a slot.
+  // Streaming events (dozens a second per run) change no run's state: they only pass on to the panel.
   #heard(e) {
+    if (streams(e.type)) return this.panelEvent(e);
     const entry = e.run ? this.plan.find((p) => p.run === e.run) : null;
     if (entry && e.type === RUN_EVENT.ready) {
       if (this.stopped) e.run.stop();
@@ -169,7 +171,7 @@ export class Comparison {
       this.note = `The worker of ${e.run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
     }
-    if (!streams(e.type)) this.fill();
+    this.fill();
     this.panelEvent(e);
   }
 
