@@ -5,14 +5,11 @@
 // each other; here they are the whole chart. The same colours and dashes as the losses chart (series_style.js).
 import { pairedDifferences } from '../curve_math.js';
 import { seriesStyle } from './series_style.js';
-import { nearestPoint } from './seed_curves_view.js';
+import { ALPHA, AUX, nearestPoint, SIZE } from './seed_curves_view.js';
 import { UPlotChart } from './uplot_chart.js';
 
-const SIZE = { height: 300, minWidth: 280 };  // px
-const AUX = 'aux-series';  // class of the series the legend leaves out (style.css)
-const ALPHA = { band: '2e', edge: '66' };
-
-// "+0.012", "−0.004": a difference with its sign (a real minus)
+// "+0.012", "−0.004", "+0.000": a difference always with its sign (a real minus), as the chart's axis reads around
+// its zero line (seed_words.js signed, for tables, writes an exact 0.000 without one)
 const signed = (v) => `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(3)}`;
 
 export class PairedDifferenceView extends UPlotChart {

@@ -8,9 +8,9 @@ import { el } from './dom.js';
 import { seriesStyle } from './series_style.js';
 import { threeDecimals, UPlotChart } from './uplot_chart.js';
 
-const SIZE = { height: 300, minWidth: 280 };  // px
-const AUX = 'aux-series';  // class of the series the legend leaves out (style.css)
-const ALPHA = { band: '2e', edge: '66', train: '88' };  // hex alpha appended to a setting's colour
+export const SIZE = { height: 300, minWidth: 280 };  // px
+export const AUX = 'aux-series';  // class of the series the legend leaves out (style.css)
+export const ALPHA = { band: '2e', edge: '66', train: '88' };  // hex alpha appended to a setting's colour
 
 /**
  * @typedef {{train: {step: number[], loss: number[]}, val: {step: number[], loss: number[]}}} Curve  one run
