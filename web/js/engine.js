@@ -274,18 +274,6 @@ export function refusal(verdicts) {
 }
 
 /**
- * Settings with every key: those given, the rest at the core's defaults, e.g. a preset with the form's D, H and seed:
- * fullSettings({ ...constants().presets.offsets.settings, dModel, nHeads, seed }). Values are not checked (checkRun).
- * @param {Partial<RunSettings>} settings
- * @returns {{ok: true, settings: RunSettings} | {ok: false, error: string}}
- */
-export function fullSettings(settings) {
-  const err = notLoaded() ?? (settings && typeof settings === 'object' ? null : 'The settings must be an object.');
-  if (err) return fail(err);
-  return mod._fullSettings(settings);
-}
-
-/**
  * The learning rate the core's schedule gives a step: linear warm-up from 0 over warmup steps, then a cosine to
  * minLr at steps (train/optimizer.hpp lr_at). Call after loadEngine().
  * @param {number} step counting from 0
