@@ -288,6 +288,7 @@ export function setupHeads(app) {
   // the guess the final losses are held against: the unigram loss of the text, the uniform guess of a task of
   // classes (the task table's baseline), once a run knows it
   const guessOf = (task) => (taskRow(task).text ? 'unigram' : 'uniform');
+  const guessLabel = (task) => (taskRow(task).text ? 'unigram baseline' : 'uniform guess');
   const baselineOf = () => {
     const f = runs().find((r) => r.facts)?.facts;
     return f ? { baseline: f.baselineLoss, baselineName: `the ${guessOf(f.task)} guess` } : { baseline: null };
@@ -304,7 +305,7 @@ export function setupHeads(app) {
     // the loss is per character of text, or per token of another task (before any run is set up: the chosen task)
     const task = all.find((r) => r.facts)?.facts.task ?? app.state.ctask;
     const unit = taskRow(task).text ? 'character' : 'token';
-    curves.update({ groups, baseline, baselineLabel: taskRow(task).text ? 'unigram baseline' : 'uniform guess', unit });
+    curves.update({ groups, baseline, baselineLabel: guessLabel(task), unit });
     $('c-diff-box').hidden = !differences.update({ groups, unit });
     budget.update();
     // the first seed of each H: where its heads look now (updated at every measurement while it trains)
@@ -490,8 +491,8 @@ export function setupHeads(app) {
       (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
     // a task compared over time: its preset names the loss whose first crossing compares the head counts
-    const task = used[0][0].facts?.task;
-    const overTime = task && presetOf(task).threshold > 0 ? reachTable(labels, used, presetOf(task)) : [];
+    const preset = presetOf(used[0][0].facts?.task ?? app.state.ctask);
+    const overTime = preset.threshold > 0 ? reachTable(labels, used, preset) : [];
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
