@@ -14,6 +14,7 @@ const SETTINGS = {
 /** @type {import('../mha.js').Mha | null} the Embind module */
 let mod = null;
 let probed = false;  // the run's task is measured by the induction probes (init)
+let tasks = null;     // the core's task table (constants().tasks)
 /** the run, and the inspector that looks inside its model (created at the first look) */
 let run = null;
 let inspector = null;
@@ -48,7 +49,8 @@ function init(msg) {
   }
   divergenceLimit = facts.divergenceLimit;
   // the task table's row of the run's task: a task the induction lab's probes measure gets them at every measurement
-  probed = mod._constants().tasks.find((t) => t.name === facts.task)?.inductionProbes === true;
+  tasks ??= mod._constants().tasks;  // the core's task table, read through Embind once per worker
+  probed = tasks.find((t) => t.name === facts.task)?.inductionProbes === true;
   evalEvery = Math.max(1, settings.evalEvery | 0 || 10);
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
   seconds = 0;
