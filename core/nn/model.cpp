@@ -380,9 +380,11 @@ void Gpt<S>::reserve(int B, int T) {
     // a batch the set-up accepted fits (run.hpp kRunMemoryLimit), so its count fits a size_t too
     const std::size_t need = static_cast<std::size_t>(act_views(cfg_, nullptr, B, T, counted));
     if (need > act_buf_.size()) {
+        // the views point into the buffers about to move: forward lays them out again, also when the second
+        // allocation below fails after the first succeeded
+        B_ = T_ = 0;
         act_buf_.assign(need, S(0));
         dact_buf_.assign(need, S(0));
-        B_ = T_ = 0;  // the views pointed into the old buffers: forward lays them out again
     }
     const std::size_t BT = std::size_t(B) * std::size_t(T);
     if (idx_.size() < BT) idx_.resize(BT), targets_.resize(BT);
