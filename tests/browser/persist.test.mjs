@@ -311,7 +311,7 @@ test("a second tab shows none of the first tab's runs and says they are that tab
     await second.goto(`${session.base}#${TINY}`);
     await second.waitForSelector('html[data-ready="true"][data-runs-restored="true"]');
     assert.equal(await second.evaluate(() => globalThis.mhaDebug.runs().length), 0);
-    assert.match(await second.locator('#panel-heads .saved-runs span').textContent(), /^2 runs kept in this browser, \d+\.\d MB \(.*\); they belong to another open tab of this page and come back there after a reload, or here once that tab is closed\.$/);
+    assert.match(await second.locator('#panel-heads .saved-runs span').textContent(), /^2 runs kept in this browser, \d+\.\d MB \(.*\); they belong to another open tab of this page and come back there after a reload, or here after a reload once that tab is closed\.$/);
     // the first tab's own line is as before
     assert.match(await first.locator('#panel-heads .saved-runs span').textContent(), /; they come back after a reload\.$/);
     await first.click('#panel-heads [data-action="forget-runs"]');

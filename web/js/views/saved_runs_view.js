@@ -47,10 +47,10 @@ export class SavedRunsView {
       this.text.textContent = `Runs will not be kept after you leave this page: ${reason}.`;
     } else if (runs > 0) {
       const n = (k) => `${k} run${k === 1 ? '' : 's'}`;
-      // a second tab: the runs are another open tab's, and come back there (here once that tab is closed)
+      // a second tab: the runs are another open tab's, and come back there (here at a reload once it is closed)
       const whose = elsewhere === 0 ? 'they come back after a reload.'
         : `${elsewhere === runs ? (runs === 1 ? 'it belongs' : 'they belong') : `${elsewhere} of them belong`} to another ` +
-          'open tab of this page and come back there after a reload, or here once that tab is closed.';
+          'open tab of this page and come back there after a reload, or here after a reload once that tab is closed.';
       this.text.textContent = `${n(runs)} kept in this browser, ${mb(bytes)} MB (${cap}); ${whose}`;
     } else {
       this.text.textContent = this.forgotten
