@@ -10,6 +10,7 @@ import { loadCorpus } from '../data.js';
 import { checkRun, compareVariants, constants, refusal } from '../engine.js';
 import { Comparison, evalGrid, holdsSlot, scaledSchedule, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
+import { publishFinding } from '../findings.js';
 import { streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
@@ -233,6 +234,7 @@ export function setupBreak(app) {
     }
     cards.clear();
     delete document.documentElement.dataset.breakit;
+    publishFinding('break', null);  // the lesson waits for the new runs
     const { bseeds: seeds, bseed } = app.state;
     const names = ['canonical', ...app.state.variants];
     // the first seed keeps the variant's name as its key (its card, the causality check, the swap check)
@@ -335,6 +337,9 @@ export function setupBreak(app) {
     }
     if (c.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     const names = comp.meta.variants;
+    // for the lesson (findings.js): the same numbers, as data
+    publishFinding('break', { variants: names, steps: comp.meta.steps, seedList: paired.seedList,
+      complete: paired.complete.length, training: paired.training, toReference: c.toReference, lessons: c.lessons });
     const rows = finalRows(names, paired.used, c);
     const caption = `Final validation loss after ${count(comp.meta.steps)} steps ${seedsCaption(paired, comp.meta.seeds, 'canonical and every variant')}`;
     const verdicts = names.map((v, g) => (c.lessons[g] ? el('li', { 'data-variant': v },

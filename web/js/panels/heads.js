@@ -9,6 +9,7 @@ import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachO
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { Comparison, evalGrid, scaledSchedule, seedMajor } from '../comparison.js';
 import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
+import { publishFinding } from '../findings.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, Run, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
@@ -219,6 +220,7 @@ export function setupHeads(app) {
     comp.start({ entries, text, meta: { heads: [...heads], seeds, evalSteps: evalGrid(settings.steps, settings.evalEvery) },
       keepText: !(text && text === corpusText) });
     delete document.documentElement.dataset.comparison;
+    publishFinding('heads', null);  // the lesson waits for the new runs
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
   }
@@ -491,8 +493,15 @@ export function setupHeads(app) {
       (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
     const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
     // a task compared over time: its preset names the loss whose first crossing compares the head counts
-    const preset = presetOf(used[0][0].facts?.task ?? app.state.ctask);
-    const overTime = preset.threshold > 0 ? reachTable(labels, used, preset) : [];
+    const task = used[0][0].facts?.task ?? app.state.ctask;
+    const preset = presetOf(task);
+    const reach = preset.threshold > 0 ? reachOverSeeds(labels, used.flat().map((run) => run.val.step),
+      used.flat().map((run) => run.val.loss), n, preset.threshold, used[0][0].settings.steps) : null;
+    const overTime = reach ? reachTable(labels, reach, n, preset) : [];
+    // for the lesson (findings.js): the same numbers, as data
+    publishFinding('heads', { task, heads, seedList: paired.seedList, complete: n, training: paired.training,
+      steps: used[0][0].settings.steps, toReference: c.toReference, verdicts: c.verdicts,
+      reach: reach?.ok ? reach : null });
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
@@ -501,10 +510,7 @@ export function setupHeads(app) {
   // the offsets task over time: per H the step at which each seed's validation loss first reached the task's
   // threshold, the median and range over the seeds (the core's reachOverSeeds); a final loss at one budget hides that
   // one head gets there too, only later
-  function reachTable(labels, used, o) {
-    const n = used[0].length;
-    const r = reachOverSeeds(labels, used.flat().map((run) => run.val.step), used.flat().map((run) => run.val.loss), n,
-      o.threshold, used[0][0].settings.steps);
+  function reachTable(labels, r, n, o) {
     if (r.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(r.error))];
     const at = (f) => (f < 0 ? 'not reached' : count(f));
     const median = (m) => (m < 0 ? 'not reached' : Number.isInteger(m) ? count(m) : `${count(Math.floor(m))}.5`);

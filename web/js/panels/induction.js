@@ -6,6 +6,7 @@
 // measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
 import { checkRun, constants, refusal } from '../engine.js';
 import { Comparison } from '../comparison.js';
+import { publishFinding } from '../findings.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
@@ -129,6 +130,7 @@ export function setupInduction(app) {
     if (model?.trained) timed = model;
     Object.assign(layer0, { off: false, result: null });
     delete document.documentElement.dataset.induction;
+    publishFinding('induction', null);  // the lesson waits for the new runs
     const entries = [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']].map(([key, layers, label]) =>
       ({ key, label, index: 0, seed: settings.seed, settings: { ...settings, nLayers: layers } }));
     comp.start({ entries, text: '', meta: {}, keepText: true });
@@ -312,6 +314,13 @@ export function setupInduction(app) {
     }
     if (['done', 'failed'].includes(model.status) && !crossed) parts.push('At this budget the phase change did not happen in this run; try more steps or another seed.');
     ui.summary.textContent = parts.join(' ');
+    // for the lesson (findings.js): which model crossed the threshold, as the core measured it
+    const crossing = (run) => {
+      const at = run.induction.find((x) => x.measurement.bestInduction >= t);
+      return { crossed: !!at, crossedStep: at ? at.step : -1, best: run.induction.at(-1).measurement.bestInduction };
+    };
+    publishFinding('induction', { done: model.status === 'done' && control.status === 'done', threshold: t,
+      steps: model.settings.steps, seed: model.settings.seed, model: crossing(model), control: crossing(control) });
   }
 
 
