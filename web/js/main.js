@@ -7,6 +7,7 @@ import { downloadsOffReason, switchDownloadsOff } from './frame_downloads.js';
 import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
 import { setupInduction } from './panels/induction.js';
+import { setupLesson } from './lesson/lesson.js';
 import { setupInside } from './panels/inside.js';
 import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
@@ -268,6 +269,13 @@ const app = {
   // the induction panel's runs, which "Look inside" lists beside panel 4's
   inductionRuns: () => panels.induction?.runs() ?? [],
   paramsChanged: () => panels.params?.drawLedger(),
+  // the lesson sets a step's settings and panels, as a link pasted in would (partial: settings by name)
+  setSettings: (partial) => {
+    Object.assign(state, partial);
+    showState();
+    showAll();
+    render();
+  },
 };
 const panels = {};
 
@@ -277,6 +285,7 @@ function showAll() {
   panels.break.show();
   panels.induction.show();
   panels.params.show();
+  panels.lesson?.show();
 }
 
 // test and debugging hooks: the runs, and a way to make a worker die as a crash would
@@ -366,6 +375,7 @@ async function start() {
   panels.induction = setupInduction(app);
   panels.inside = setupInside(app);
   panels.params = setupParams(app);
+  panels.lesson = setupLesson(app, store);
   showAll();
   guardRuns();
   keepRuns(store);

@@ -6,6 +6,7 @@
 // lab's settings and the run defaults come from there. Numbers written here are the page's own choices (a
 // narrower range that a tab trains in reasonable time, the demo's defaults), marked "page". The core still checks
 // everything it is given. No DOM in this file.
+import { STEP_IDS } from './lesson/steps.js';
 
 /**
  * @typedef {{name: string, type: 'int', default: number, min: number, max: number, help: string}
@@ -27,7 +28,7 @@
  *            ntask: string, nsteps: number, nlr: number, nseed: number,
  *            kvL: number, kvD: number, kvH: number, kvKv: number, kvHs: number, kvCtx: number, kvB: number,
  *            kvBytes: number, kvBias: string,
- *            hide: string[], embed: string, downloads: string, frame: string}} State  one value per PROPS entry, by
+ *            hide: string[], embed: string, downloads: string, frame: string, lesson: string[]}} State  one value per PROPS entry, by
  *   name, of its prop's type (makeProps: keep the two in step); a number field the user emptied holds NaN
  * @typedef {{name: string, value: string, reason: string}} Rejected  one URL entry that was not used
  */
@@ -42,7 +43,7 @@ export const HIDEABLE = Object.freeze(['D', 'H', 'order', 'seed', 'text', 'corpu
   'kv', 'budget', 'variants', 'bsteps', 'bbatch', 'blr', 'bseed', 'bseeds', 'ntask', 'nsteps', 'nlr', 'nseed']);
 
 // the settings that lay the page out: the page's own, readable before the core has loaded (readLayout)
-/** @type {Readonly<Record<'panel'|'hide'|'embed'|'downloads'|'frame', Prop>>} */
+/** @type {Readonly<Record<'panel'|'hide'|'embed'|'downloads'|'frame'|'lesson', Prop>>} */
 const LAYOUT = Object.freeze({
   // one panel, or a list shown together in one frame (panel=heads,inside: train, then look)
   panel: { name: 'panel', type: 'words', default: ['all'], values: PANELS, help: 'panels shown' },
@@ -52,6 +53,8 @@ const LAYOUT = Object.freeze({
     help: 'downloads allowed in an opaque-origin frame (frame_downloads.js)' },
   // a course page with several frames tells their height messages apart by this name (main.js reportHeight)
   frame: { name: 'frame', type: 'string', default: '', maxLength: 64, help: 'name echoed in the frame\'s height messages' },
+  // the lesson (lesson/lesson.js): 1 for every step, or the steps an instructor chose (lesson=reshape,heads,offsets)
+  lesson: { name: 'lesson', type: 'words', default: [], values: ['1', ...STEP_IDS], help: 'lesson steps shown' },
 });
 
 // page: the training panels' ranges, narrower than the core's, so that a run fits a tab
@@ -164,6 +167,7 @@ function makeProps(c) {
     LAYOUT.embed,
     LAYOUT.downloads,
     LAYOUT.frame,
+    LAYOUT.lesson,
   ];
 }
 
@@ -319,11 +323,12 @@ export function readHash(hash, search = '') {
  * silently: readHash reports it.
  * @param {string} hash
  * @param {string} [search]
- * @returns {{panel: string[], embed: string, hide: string[], downloads: string, frame: string}}
+ * @returns {{panel: string[], embed: string, hide: string[], downloads: string, frame: string, lesson: string[]}}
  */
 export function readLayout(hash, search = '') {
   const { state } = read(Object.values(LAYOUT), hash, search);
-  return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads, frame: state.frame };
+  return { panel: state.panel, embed: state.embed, hide: state.hide, downloads: state.downloads, frame: state.frame,
+    lesson: state.lesson };
 }
 
 /**
