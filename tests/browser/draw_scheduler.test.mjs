@@ -4,7 +4,7 @@
 //   node --test --test-reporter=spec tests/browser/draw_scheduler.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drawScheduler } from '../../web/js/runs.js';
+import { drawScheduler, liveChartsPaused, pauseLiveCharts } from '../../web/js/runs.js';
 
 // setTimeout, clearTimeout, requestAnimationFrame and performance.now on a clock that moves only by advance(ms);
 // frame() runs the animation-frame callbacks requested so far; tick(ms) is advance(ms), then a frame
@@ -108,6 +108,34 @@ test('under prefers-reduced-motion the curves move on at most every 2 s; a state
   } finally {
     if (saved) globalThis.matchMedia = saved;
     else delete globalThis.matchMedia;
+    clock.restore();
+  }
+});
+
+test('paused live charts: progress draws nothing until resumed, a state change still draws, resuming draws at once', () => {
+  const clock = fakeClock(10_000);
+  try {
+    let draws = 0;
+    const schedule = drawScheduler(() => { draws += 1; }, 250);
+    pauseLiveCharts(true);
+    assert.equal(liveChartsPaused(), true);
+    schedule();
+    clock.tick(5000);
+    assert.equal(draws, 0, 'progress while paused moves nothing');
+    schedule(true);
+    clock.tick(0);
+    assert.equal(draws, 1, 'a state change is drawn');
+    schedule();
+    clock.tick(5000);
+    assert.equal(draws, 1);
+    pauseLiveCharts(false);
+    clock.tick(0);
+    assert.equal(draws, 2, 'resuming draws every panel at the next frame');
+    schedule();
+    clock.tick(250);
+    assert.equal(draws, 3, 'and progress moves the charts again');
+  } finally {
+    pauseLiveCharts(false);
     clock.restore();
   }
 });

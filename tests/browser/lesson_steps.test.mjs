@@ -121,7 +121,7 @@ test('the report: a standalone page with no script to run, everything escaped, a
 });
 
 test('the report: empty, foreign, damaged, other-version and unsafe files get a sentence', () => {
-  const bad = (text) => { const r = readLessonFile(text, text.length); return r.ok ? '' : r.error; };
+  const bad = (text) => { const r = readLessonFile(text, text.length); return r.ok === false ? r.error : ""; };
   assert.match(bad(''), /empty/);
   assert.match(bad('<html><body>hello</body></html>'), /holds no lesson record/);
   assert.match(bad('{"format": '), /damaged/);
@@ -134,5 +134,5 @@ test('the report: empty, foreign, damaged, other-version and unsafe files get a 
   delete missing.steps[0].evidence;
   assert.match(bad(JSON.stringify(missing)), /lacks its evidence/);
   const r = readLessonFile('x', 21 * 1024 * 1024);
-  assert.match(r.ok ? '' : r.error, /at most 20 MB/);
+  assert.match(r.ok === false ? r.error : '', /at most 20 MB/);
 });

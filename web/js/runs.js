@@ -517,7 +517,10 @@ export function drawScheduler(draw, ms) {
   let frame = 0, lastDraw = 0;
   /** @type {ReturnType<typeof setTimeout> | 0} the throttle's timer, 0 when none is pending */
   let timer = 0;
-  return function schedule(now = false) {
+  live.schedulers.add(schedule);
+  return schedule;
+  function schedule(now = false) {
+    if (live.paused && !now) return;  // the user paused the live charts: progress waits for resume
     if (frame) return;  // the next frame draws anyway, from the state then
     if (timer) {
       // a state change does not wait out the throttle of the progress before it: a worker that died was restarted
@@ -531,7 +534,34 @@ export function drawScheduler(draw, ms) {
       timer = 0;
       frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
     }, wait);
-  };
+  }
+}
+
+// The live charts, paused by the user (WCAG 2.2.2: moving content that goes on for more than five seconds can be
+// paused): while paused, training goes on but its progress moves no chart; a state change (a run done, failed or
+// restarted) still draws. Resuming draws every panel at once. One switch for the page (views/live_toggle.js).
+const live = { paused: false, /** @type {Set<(now?: boolean) => void>} */ schedulers: new Set(),
+  /** @type {Set<(paused: boolean) => void>} */ listeners: new Set() };
+
+/** Whether the live charts are paused. @returns {boolean} */
+export const liveChartsPaused = () => live.paused;
+
+/**
+ * Pauses or resumes the live charts of every panel.
+ * @param {boolean} paused
+ */
+export function pauseLiveCharts(paused) {
+  live.paused = paused;
+  for (const l of live.listeners) l(paused);
+  if (!paused) for (const s of live.schedulers) s(true);
+}
+
+/**
+ * Calls back whenever the live charts are paused or resumed.
+ * @param {(paused: boolean) => void} listener
+ */
+export function onLiveCharts(listener) {
+  live.listeners.add(listener);
 }
 
 /**

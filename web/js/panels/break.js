@@ -21,6 +21,7 @@ import { measuredSpeed, runsEstimate } from './heads_budget.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 import { WaitingCards } from '../views/waiting_cards.js';
 import { signed } from '../views/seed_words.js';
+import { liveToggle } from '../views/live_toggle.js';
 
 const SETTINGS = {
   evalPoints: 10,          // validation measurements per run (plus step 0)
@@ -253,6 +254,7 @@ export function setupBreak(app) {
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // ---------------------------------------------------------------- drawing
   function draw() {

@@ -22,6 +22,7 @@ import { buttonById, count, download, el, inputById, inputsNamed, plural, showAl
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
 import { WaitingCards } from '../views/waiting_cards.js';
+import { liveToggle } from '../views/live_toggle.js';
 
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
@@ -286,6 +287,7 @@ export function setupHeads(app) {
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // the guess the final losses are held against: the unigram loss of the text, the uniform guess of a task of
   // classes (the task table's baseline), once a run knows it

@@ -16,6 +16,7 @@ import { LinesView } from '../views/lines_view.js';
 import { buttonById, count, el, inputById, inputsNamed, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
+import { liveToggle } from '../views/live_toggle.js';
 
 // The model, the task and the schedule are the core's preset of the chosen setting (constants().presets
 // 'induction-short', 'induction-long': a 2-layer attention-only model; its control has 1 layer); the steps, the
@@ -156,6 +157,7 @@ export function setupInduction(app) {
 
   // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
   const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // ---------------------------------------------------------------- drawing
   const threshold = () => constants().thresholds.induction;
