@@ -56,6 +56,34 @@ test('the whole page with trained runs and a model looked inside: no WCAG A/AA v
   }
 });
 
+// every step of the lesson as a student first meets it (the question and the prediction form), one step embedded
+// alone as an instructor would, and a judged step (its verdict, explanation and the "predict again" control)
+test('the lesson: every step, a step embedded alone, and a judged step: no WCAG A/AA violation', async () => {
+  const p = await session.openPage('#lesson=1');
+  try {
+    const steps = await p.$$eval('.lesson-nav button', (bs) => bs.length);
+    for (let i = 0; i < steps; ++i) {
+      await p.click(`.lesson-nav li:nth-child(${i + 1}) button`);
+      await p.waitForSelector(`.lesson-nav li:nth-child(${i + 1}) button[aria-current="step"]`);
+      assert.deepEqual(await violations(p), [], `step ${i + 1}`);
+    }
+    await p.click('.lesson-nav li:nth-child(1) button');
+    await p.check('input[name="lesson-reshape"] >> nth=1');
+    await p.click('[data-action="commit"]');
+    await p.waitForSelector('.lesson-judgement[data-mark="right"], .lesson-judgement[data-mark="wrong"]');
+    assert.deepEqual(await violations(p), [], 'a judged step');
+  } finally {
+    await p.close();
+  }
+  const alone = await session.openPage('?embed=1&lesson=worked');
+  try {
+    await alone.waitForSelector('.lesson-step[data-step="worked"]');
+    assert.deepEqual(await violations(alone), []);
+  } finally {
+    await alone.close();
+  }
+});
+
 test('no console errors, no request leaves the machine', () => {
   assert.deepEqual(session.consoleErrors, []);
   assert.deepEqual(session.foreignRequests, []);
