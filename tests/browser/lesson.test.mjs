@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { choicesOf as choices, judgedMark as mark, predict, STEP_RUNS as START, trainStep as train } from '../../scripts/lesson_walk.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -98,34 +99,6 @@ async function variantAnswer(p, variant) {
   const canonical = bySeed(runs.filter((r) => r.variant === 'canonical')), v = bySeed(runs.filter((r) => r.variant === variant));
   return pairedAnswer(v.map((r, i) => r.final - canonical[i].final));
 }
-
-// how each step's runs are made, once its prediction is committed
-const START = { scale: ['#b-start', 'breakit'], heads: ['#c-start', 'comparison'], offsets: ['#c-start', 'comparison'],
-  inside: ['#c-start', 'comparison'], break: ['#b-start', 'breakit'], induction: ['#n-start', 'induction'] };
-
-async function train(p, id) {
-  const [button, done] = START[id];
-  await p.click(button);
-  const confirm = button === '#c-start' ? '#c-confirm-go' : button === '#n-start' ? '#n-confirm-go' : '';
-  if (confirm && await p.locator(confirm).isVisible()) await p.click(confirm);
-  await p.waitForSelector(`html[data-${done}="done"]`, { timeout: 240_000 });
-  if (id === 'inside') {
-    await p.click('#i-prune');
-    await p.waitForFunction(async () => !!(await import(new URL('build/js/findings.js', location.href).href)).latestFinding('pruning'));
-  }
-}
-
-// the choices of a step's prediction: radio values, or a number field
-const choices = (p, id) => p.$$eval(`input[name="lesson-${id}"]`, (xs) => xs.map((x) => /** @type {HTMLInputElement} */ (x).value));
-async function predict(p, id, value) {
-  if (typeof value === 'number') await p.fill(`#lesson-${id}-n`, String(value));
-  else await p.check(`input[name="lesson-${id}"][value="${value}"]`);
-  await p.click('[data-action="commit"]');
-}
-const mark = async (p) => {
-  await p.waitForSelector('.lesson-judgement:not([data-mark="waiting"])', { timeout: 60_000 });
-  return p.getAttribute('.lesson-judgement', 'data-mark');
-};
 
 test('the whole lesson, twice: every judgement follows the runs, right and wrong at every step, cannot tell included', { timeout: 1_200_000 }, async () => {
   mkdirSync(OUTPUT, { recursive: true });

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// How long the whole lesson takes at the defaults (or at the settings of HASH), in headless Chromium as a student
+// walks it (the built site, public/: scripts/build page): per step the seconds from committing a prediction to its
+// judgement (training included), what the core measured, and the total. Information, not a test: the times depend on
+// the machine and on what else it runs. Predicts the first choice (0 for a number) everywhere; "cannot tell yet" is
+// reported as it comes, not retried.
+//   node scripts/time_lesson.mjs ['#lesson=1']
+import { launchChromium } from './chromium.mjs';
+import { judgedMark, predict, STEP_RUNS, trainStep } from './lesson_walk.mjs';
+import { startServer } from './serve.mjs';
+
+const hash = process.argv[2] ?? '#lesson=1';
+const { server, url } = await startServer({ port: 0 });
+const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+try {
+  const p = await browser.context.newPage();
+  await p.goto(url + hash);
+  await p.waitForSelector('.lesson-step');
+  const ids = await p.$$eval('.lesson-nav button', (bs) => bs.length);
+  let total = 0;
+  for (let i = 0; i < ids; ++i) {
+    const id = await p.getAttribute('.lesson-step', 'data-step');
+    const choices = await p.$$eval(`input[name="lesson-${id}"]`, (xs) => xs.map((x) => /** @type {HTMLInputElement} */ (x).value));
+    const t0 = Date.now();
+    await predict(p, id, choices.length ? choices[0] : 0);
+    if (STEP_RUNS[id]) await trainStep(p, id);
+    const mark = await judgedMark(p);
+    const seconds = (Date.now() - t0) / 1000;
+    total += seconds;
+    const evidence = (await p.textContent('.lesson-evidence').catch(() => '')) ?? '';
+    console.log(`${String(i + 1).padStart(2)} ${id.padEnd(10)} ${seconds.toFixed(1).padStart(7)} s  ${mark.padEnd(9)} ${evidence}`);
+    if (i < ids - 1) await p.click('text=Next step');
+  }
+  console.log(`total ${total.toFixed(1)} s (${(total / 60).toFixed(1)} min) from the first commit to the last judgement, ${hash}`);
+} finally {
+  await browser.close();
+  server.close();
+}
