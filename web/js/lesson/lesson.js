@@ -13,7 +13,11 @@ import { chosenSteps } from './steps.js';
 
 /**
  * @typedef {{predicted: string|number|null, committedAt: number, judgement: import('./judge.js').Judgement|null,
+ *            reading: import('./steps.js').Reading|null, earlier: {predicted: string, mark: string}[],
  *            charts: {id: string, png: string}[], settings: string}} StepProgress
+ *   predicted: null while the student predicts again; reading: the last one the runs gave (a prediction made again
+ *   is judged by the same runs until newer ones say something); earlier: the predictions judged before, kept for the
+ *   report
  * @typedef {{current: string, steps: Record<string, StepProgress>}} Progress
  */
 
@@ -67,7 +71,9 @@ export function setupLesson(app, store) {
   }
 
   function commit(step, value) {
-    progress.steps[step.id] = { predicted: value, committedAt: Date.now(), judgement: null, charts: [], settings: '' };
+    const p = progress.steps[step.id] ?? { predicted: null, committedAt: 0, judgement: null, reading: null, earlier: [], charts: [], settings: '' };
+    Object.assign(p, { predicted: value, committedAt: Date.now(), judgement: null });
+    progress.steps[step.id] = p;
     keep();
     openPanels(step);
     rejudge();
@@ -102,7 +108,10 @@ export function setupLesson(app, store) {
     const step = current();
     const p = step && stepProgress(step.id);
     if (!p || p.predicted === null) return show();
-    const j = judge(step.prediction(ctx), p.predicted, step.read(ctx));
+    let reading = step.read(ctx);
+    if (reading.ready) p.reading = reading;
+    else if (p.reading) reading = p.reading;
+    const j = judge(step.prediction(ctx), p.predicted, reading);
     const before = p.judgement;
     if (j.mark !== 'waiting' || !before || before.mark === 'waiting') p.judgement = j;
     if (j.mark !== 'waiting' && (!before || before.mark !== j.mark || before.evidence !== j.evidence)) {
@@ -145,7 +154,7 @@ export function setupLesson(app, store) {
       el('div', { class: 'lesson-step', 'data-step': step.id },
         el('h3', { tabindex: '-1' }, `Step ${index + 1} of ${list.length}: ${step.title}`),
         el('p', { class: 'lesson-question' }, step.question(ctx)),
-        p ? committed(step, p) : predictionForm(step)),
+        p && p.predicted !== null ? committed(step, p) : predictionForm(step, p)),
       el('div', { class: 'lesson-moves' },
         button('Previous step', index === 0, () => go(list[index - 1])),
         button('Next step', index === list.length - 1, () => go(list[index + 1]))),
@@ -163,14 +172,15 @@ export function setupLesson(app, store) {
   function nav(list, step) {
     return el('ol', { class: 'lesson-nav', 'aria-label': 'Steps of the lesson' }, ...list.map((s) => {
       const mark = stepProgress(s.id)?.judgement?.mark ?? (stepProgress(s.id) ? 'waiting' : '');
-      const b = button(`${s.title}${mark ? ` ${MARK[mark]}` : ''}`, false, () => go(s),
-        { 'aria-current': s === step ? 'step' : false, 'data-mark': mark || false,
-          'aria-label': `${s.title}${mark ? `: ${{ right: 'right', wrong: 'not right', undecided: 'cannot tell yet', waiting: 'predicted, not judged yet' }[mark]}` : ''}` });
+      // on a phone only the step's number and mark show; the name and the mark's words are read out everywhere
+      const b = button('', false, () => go(s), { 'aria-current': s === step ? 'step' : false, 'data-mark': mark || false });
+      b.append(el('span', { class: 'lesson-nav-title' }, s.title), mark ? el('span', { 'aria-hidden': 'true' }, ` ${MARK[mark]}`) : '',
+        mark ? el('span', { class: 'sr-only' }, `: ${MARK_WORD[mark] ?? 'predicted, not judged yet'}`) : '');
       return el('li', {}, b);
     }));
   }
 
-  function predictionForm(step) {
+  function predictionForm(step, p) {
     const pred = step.prediction(ctx);
     const name = `lesson-${step.id}`;
     const error = el('p', { class: 'alert', role: 'alert', hidden: true });
@@ -200,12 +210,21 @@ export function setupLesson(app, store) {
       commit(step, v);
     };
     const commitButton = button('Commit my prediction', false, commitIt, { class: 'button primary', 'data-action': 'commit' });
-    const form = el('form', { class: 'lesson-predict' }, el('fieldset', {}, legend, field), commitButton, error,
-      el('p', { class: 'muted' }, 'The step\'s panel appears once you have committed: the lab then judges your prediction from your own runs.'));
+    const form = el('form', { class: 'lesson-predict' }, ...earlierLine(p), el('fieldset', {}, legend, field), commitButton, error,
+      el('p', { class: 'muted' }, p ? 'Your runs below judge this prediction too; train again for new ones.'
+        : 'The step\'s panel appears once you have committed: the lab then judges your prediction from your own runs.'));
     // Enter in the number box commits, and never reloads the page
     form.addEventListener('submit', (e) => { e.preventDefault(); commitIt(); });
     return form;
   }
+
+  // the predictions judged before on this step, for the student and the report
+  function earlierLine(p) {
+    if (!p?.earlier.length) return [];
+    return [el('p', { class: 'lesson-earlier' }, el('strong', {}, 'Before: '), earlierWords(p))];
+  }
+  const earlierWords = (p) => p.earlier.map((e) => `“${e.predicted}” (${MARK_WORD[e.mark] ?? e.mark})`).join('; ');
+  const MARK_WORD = { right: 'right', wrong: 'not this time', undecided: 'cannot tell yet' };
 
   function committed(step, p) {
     const pred = step.prediction(ctx);
@@ -229,11 +248,14 @@ export function setupLesson(app, store) {
       parts.push(el('p', { class: 'lesson-explanation' }, el('strong', {}, 'Why. '), step.explanation),
         el('p', { class: 'lesson-concept' }, el('strong', {}, 'The concept. '), step.concept));
     }
-    parts.push(button('Change my prediction', false, () => {
-      delete progress.steps[step.id];
+    // before the runs have said anything the prediction may change; after, it is kept and a new one is added
+    const judged = j && j.mark !== 'waiting';
+    parts.push(...earlierLine(p), button(judged ? 'Predict again' : 'Change my prediction', false, () => {
+      if (judged) p.earlier.push({ predicted: words(pred, /** @type {string|number} */ (p.predicted)), mark: j.mark });
+      Object.assign(p, { predicted: null, judgement: null });
       keep();
       show();
-    }, { class: 'button quiet', 'data-action': 'uncommit' }));
+    }, { class: 'button quiet', 'data-action': judged ? 'again' : 'uncommit' }));
     return el('div', { class: 'lesson-committed' }, ...parts);
   }
 
@@ -245,7 +267,7 @@ export function setupLesson(app, store) {
         const p = stepProgress(s.id);
         const j = p?.judgement;
         return { id: s.id, title: s.title, question: s.question(ctx),
-          predicted: p && p.predicted !== null ? words(s.prediction(ctx), p.predicted) : '',
+          predicted: p && p.predicted !== null ? words(s.prediction(ctx), p.predicted) : '', earlier: p ? earlierWords(p) : '',
           mark: j?.mark ?? (p ? 'waiting' : 'open'), sentence: j?.sentence ?? '', evidence: j?.evidence ?? '',
           explanation: s.explanation, concept: s.concept, charts: p?.charts ?? [], settings: p?.settings ?? '' };
       }),

@@ -10,7 +10,7 @@ const MAX_FILE_BYTES = 20 * 1024 * 1024;  // a lesson with every chart is about 
 const PNG = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
 
 /**
- * @typedef {{id: string, title: string, question: string, predicted: string, mark: string, sentence: string,
+ * @typedef {{id: string, title: string, question: string, predicted: string, earlier: string, mark: string, sentence: string,
  *            evidence: string, explanation: string, concept: string, charts: {id: string, png: string}[],
  *            settings: string}} StepRecord
  * @typedef {{format: string, version: number, savedAt: string, page: string, steps: StepRecord[]}} LessonRecord
@@ -37,6 +37,7 @@ export function reportBody(r) {
   <h2>${i + 1}. ${escapeHtml(s.title)} <span class="mark mark-${escapeHtml(s.mark)}">${escapeHtml(MARK_WORDS[s.mark] ?? s.mark)}</span></h2>
   <p class="question"><strong>Question.</strong> ${escapeHtml(s.question)}</p>
   <p><strong>Prediction.</strong> ${s.predicted ? escapeHtml(s.predicted) : 'none committed'}</p>
+  ${s.earlier ? `<p class="earlier"><strong>Predicted before.</strong> ${escapeHtml(s.earlier)}</p>` : ''}
   ${s.sentence ? `<p class="judgement"><strong>Judgement.</strong> ${escapeHtml(s.sentence)}</p>` : ''}
   ${s.evidence ? `<p class="evidence"><strong>Measured.</strong> ${escapeHtml(s.evidence)}</p>` : ''}
   ${s.charts.map((c) => `<figure><img src="${c.png}" alt="${escapeHtml(`Chart ${c.id} of step ${i + 1}, as it was when judged`)}"></figure>`).join('\n  ')}
@@ -107,7 +108,7 @@ function checkRecord(r) {
   if (r.version !== VERSION) return `This lesson was saved by another version of the lab (format ${r.version}); this one reads format ${VERSION}.`;
   if (typeof r.savedAt !== 'string' || typeof r.page !== 'string' || !Array.isArray(r.steps)) return 'The lesson record in this file is incomplete.';
   for (const s of r.steps) {
-    for (const k of ['id', 'title', 'question', 'predicted', 'mark', 'sentence', 'evidence', 'explanation', 'concept', 'settings']) {
+    for (const k of ['id', 'title', 'question', 'predicted', 'earlier', 'mark', 'sentence', 'evidence', 'explanation', 'concept', 'settings']) {
       if (typeof s?.[k] !== 'string') return `A step of the lesson record lacks its ${k}.`;
     }
     if (!Array.isArray(s.charts) || !s.charts.every((c) => typeof c?.id === 'string' && typeof c.png === 'string' && PNG.test(c.png))) {

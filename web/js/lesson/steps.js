@@ -84,7 +84,7 @@ export const STEPS = [
     },
     explanation: 'view(B,T,d_h,H) reads the D channels as d_h groups of H, so head h gets every H-th channel: h, h + H, … ' +
       'The shapes are the same, nothing fails, and the model still trains: the bug is silent. The transpose that follows must ' +
-      'match the view, or the heads mix channels of different positions (step 7 breaks that on purpose).',
+      'match the view, or the heads mix channels of different positions (the “Break it” step breaks that on purpose).',
     concept: 'A head is a contiguous slice of d_h = D/H channels: view(B,T,H,d_h) then transpose(1,2).',
     charts: [],
   },
@@ -114,7 +114,7 @@ export const STEPS = [
   },
   {
     id: 'scale', title: 'Scale by √d_h, not √D', panel: ['break'],
-    run: 'Press “Train them” in Break it below: canonical and scale_sqrt_d train on the same seeds.',
+    run: 'Press “Train” in Break it below: canonical and scale_sqrt_d train on the same seeds.',
     settings: () => ({ variants: ['scale_sqrt_d'] }),
     question: ({ state }) => `Divide the scores by √D = √64 = 8 instead of √d_h = √16 = 4 (H = 4). After ${state.bsteps} ` +
       'steps, how does the validation loss compare with the canonical layer\'s?',
@@ -177,7 +177,7 @@ export const STEPS = [
   },
   {
     id: 'break', title: 'Break it: the transpose before the merge', panel: ['break'],
-    run: 'Press “Train them” in Break it below: canonical and the broken variants train on the same seeds.',
+    run: 'Press “Train” in Break it below: canonical and the broken variants train on the same seeds.',
     settings: () => ({ variants: ['no_transpose_split', 'no_transpose_merge', 'swapped_order'] }),
     question: ({ state }) => 'Merge the heads back with y.view(B,T,D) but without the transpose(1,2) before it ' +
       `(no_transpose_merge). After ${state.bsteps} steps, how does its validation loss compare with the canonical layer's?`,
@@ -191,7 +191,7 @@ export const STEPS = [
   },
   {
     id: 'induction', title: 'Induction heads', panel: ['induction'],
-    run: 'Press “Train both” in Induction heads below: a 2-layer attention-only model and a 1-layer control.',
+    run: 'Press “Train” in Induction heads below: a 2-layer attention-only model and a 1-layer control.',
     settings: () => ({}),
     question: () => 'On sequences where a random segment repeats, which model grows an induction head (a last-layer head ' +
       'whose induction score reaches the threshold) by the end of training?',
