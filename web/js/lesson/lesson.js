@@ -25,7 +25,9 @@ const $ = (id) => document.getElementById(id);
 
 /**
  * @param {import('../main.js').App} app
- * @param {{load(panel: string): Promise<object[]>, putPlan(panel: string, plan: object|null): Promise<void>}} store
+ * @param {{ok: boolean, reason: string, load(panel: string): Promise<object[]>,
+ *          putPlan(panel: string, plan: object|null): Promise<void>}} store where progress is kept (run_store.js);
+ *   reason says why nothing is kept where it is refused
  */
 export function setupLesson(app, store) {
   const root = $('lesson');
@@ -289,7 +291,9 @@ export function setupLesson(app, store) {
     });
     const box = el('div', { class: 'lesson-files' }, save,
       el('label', { for: 'lesson-open', class: 'file-label' }, 'Open a lesson file: '), input,
-      el('p', { class: 'muted' }, 'The saved file is a report that opens in any browser; open it here again to read it in the lab.'));
+      el('p', { class: 'muted' }, 'The saved file is a report that opens in any browser; open it here again to read it in the lab.' +
+        (store.ok ? ' Your progress is kept in this browser and comes back after a reload.'
+          : ` Your progress is not kept here: ${store.reason.replace(/\.$/, '')}. Save your lesson before you leave.`)));
     if (openError) box.append(el('p', { class: 'alert', role: 'alert' }, openError));
     if (opened) {
       const doc = new DOMParser().parseFromString(`<div>${reportBody(opened)}</div>`, 'text/html');
