@@ -166,6 +166,17 @@ TEST_CASE("pruning over seeds: the t-interval of the paired rise against the thr
         CHECK(std::string(prune_outcome_name(v.outcome)) == "rises");
         CHECK(v.sentence.find("Over 3 seeds, 1 head of the 2 heads") != std::string::npos);
         CHECK(v.sentence.find("switching off the 2nd") != std::string::npos);
+        // 0.6 ± 0.24841: the ends printed to three decimals
+        CHECK(v.sentence.find("(95% t-interval +0.352 to +0.848)") != std::string::npos);
+    }
+    SECTION("an interval just above 0.1 is printed so that it does not seem to start at 0.1") {
+        // k = 2: rises 0.1153, 0.1253, 0.1353: mean 0.1253, sd 0.01, low 0.1253 − 0.02484 = 0.10046 > 0.1: rises,
+        // and its lower end, "+0.100" to three decimals, is printed as "+0.1005"
+        const std::vector<std::vector<double>> c = {curve(2.0, {0.01, 0.1153}), curve(2.5, {0.02, 0.1253}),
+                                                    curve(3.0, {0.03, 0.1353})};
+        REQUIRE(pruning_over_seeds(1, 2, c, tau, v) == "");
+        CHECK(v.outcome == PruneOutcome::rises);
+        CHECK(v.sentence.find("(95% t-interval +0.1005 to +0.150)") != std::string::npos);
     }
     SECTION("cannot tell: the second head's rise straddles 0.1") {
         // k = 2: rises 0.0, 0.1, 0.2: mean 0.1, sd 0.1, interval 0.1 ± 0.2484 = −0.1484 to 0.3484, both sides of 0.1

@@ -76,9 +76,20 @@ std::string ordinal(int k) {
     return std::to_string(k) + suffix;
 }
 
+// an end of an interval: as signed_nats, but with a fourth decimal where three would print the threshold itself, so
+// that an interval surely above 0.1 never seems to start at it ("+0.1004", not "+0.100")
+std::string interval_end(double v, double threshold) {
+    const std::string three = signed_nats(v);
+    if (v == threshold || three != signed_nats(threshold)) return three;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.4f", v);
+    return buf;
+}
+
 // "+0.23 nats (95% t-interval +0.15 to +0.31)"
-std::string rise_text(const PairedDifference& d) {
-    return signed_nats(d.mean) + " nats (95% t-interval " + signed_nats(d.low) + " to " + signed_nats(d.high) + ")";
+std::string rise_text(const PairedDifference& d, double threshold) {
+    return signed_nats(d.mean) + " nats (95% t-interval " + interval_end(d.low, threshold) + " to " +
+           interval_end(d.high, threshold) + ")";
 }
 
 std::string sentence_of(const PruningOverSeeds& v, const std::vector<std::vector<double>>& losses) {
@@ -105,13 +116,13 @@ std::string sentence_of(const PruningOverSeeds& v, const std::vector<std::vector
     switch (v.outcome) {
         case PruneOutcome::removable:
             return over + "all " + all + " can be switched off, least important first, without the validation loss "
-                   "rising by more than " + tau + " (with every head off: " + rise_text(v.rise[n]) + ").";
+                   "rising by more than " + tau + " (with every head off: " + rise_text(v.rise[n], v.threshold) + ").";
         case PruneOutcome::rises:
             return over + can + before + ": switching off the " + ordinal(v.removable + 1) + " raises it by " +
-                   rise_text(v.rise[v.removable + 1]) + ", surely more than " + tau + ".";
+                   rise_text(v.rise[v.removable + 1], v.threshold) + ", surely more than " + tau + ".";
         case PruneOutcome::cannot_tell:
             return over + can + before + "; with the " + ordinal(v.removable + 1) + " off the rise is " +
-                   rise_text(v.rise[v.removable + 1]) + ", which reaches both sides of " + tau +
+                   rise_text(v.rise[v.removable + 1], v.threshold) + ", which reaches both sides of " + tau +
                    ": cannot tell yet whether it can go too (more seeds narrow the interval).";
     }
     return "";
