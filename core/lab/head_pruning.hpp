@@ -7,10 +7,10 @@
 // et al. put a mask variable ξ_h on each head's output and score a head by a gradient proxy of exactly this
 // quantity: the expected |∂L/∂ξ_h| at ξ_h = 1, a first-order (Taylor) estimate of the loss change when ξ_h goes to
 // 0, which one backward pass gives for every head; they also measure it directly, by ablating heads one at a time
-// (their Section 3), and prune by that "oracle" difference for comparison. At toy scale a forward pass per head costs little, so we measure the quantity itself. The heads
-// are then switched off cumulatively in that order (least important first, ties by the lower index l·H + h) and the
-// loss is recorded after each: k = 0 (the model as trained) … k = L·H (every head off). Michel et al. prune in
-// steps of 10% of the heads; with 16 heads we take one head at a time.
+// (their Section 3.1). At toy scale a forward pass per head costs little, so we measure the quantity itself. The
+// heads are then switched off cumulatively in that order (least important first, ties by the lower index l·H + h)
+// and the loss is recorded after each: k = 0 (the model as trained) … k = L·H (every head off). Michel et al. prune
+// in steps of 10% of the heads; with 16 heads we take one head at a time.
 //
 // Over seeds (pruning_over_seeds): seed s pruned its own model in its own order, so the curves are paired by k, not
 // by head. For each k the rise r_s(k) = loss_s(k) − loss_s(0) is judged by the lab's seed rule (seed_effects.hpp:
