@@ -122,6 +122,7 @@ val constants() {
     r.set("offsetsSetting", offsets);
     r.set("inductionSettings", settings), r.set("induction", induction), r.set("endSample", end_sample);
     r.set("evalBatches", mha::RunSpec{}.eval_batches), r.set("defaults", to_js(mha::RunSettings{}));
+    r.set("pruningThreshold", mha::kPruningThreshold);
     return r;
 }
 
@@ -185,6 +186,15 @@ val reach_over_seeds(const val& labels, const val& steps, const val& losses, int
         return unless_error(mha::reach_over_seeds(string_list(labels), number_table(steps), number_table(losses), seeds,
                                                   threshold, budget, r),
                             [&] { return to_js(r); });
+    });
+}
+
+// losses: number[S][L*H + 1], each seed's pruning curve (a worker's _pruneHeads().loss); threshold: nats
+val pruning_over_seeds(int layers, int heads, const val& losses, double threshold) {
+    return guarded([&] {
+        mha::PruningOverSeeds v;
+        return unless_error(mha::pruning_over_seeds(layers, heads, number_table(losses), threshold, v),
+                            [&] { return to_js(v); });
     });
 }
 
@@ -256,6 +266,15 @@ struct RunHandle {
         });
     }
     val trace() { return with_run([](mha::Run& r) { return to_js(r.trace()); }); }
+    // each head's importance and the loss with the heads off cumulatively, least important first (the model is put
+    // back exactly)
+    val prune_heads() {
+        return with_run([](mha::Run& r) {
+            val out = to_js(r.prune_heads());
+            out.set("step", r.steps_done());
+            return out;
+        });
+    }
     val end_sample() {
         return with_run([](mha::Run& r) {
             val out = ok();
@@ -334,6 +353,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_compareOverSeeds", &compare_over_seeds);
     emscripten::function("_compareVariants", &compare_variants);
     emscripten::function("_reachOverSeeds", &reach_over_seeds);
+    emscripten::function("_pruningOverSeeds", &pruning_over_seeds);
     emscripten::function("_lrAt", &mha::lr_at);  // the schedule's learning rate at a step (train/optimizer.hpp)
 
     emscripten::class_<RunHandle>("Run")
@@ -349,6 +369,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_inductionWithout", &RunHandle::induction_without)
         .function("_probeAttention", &RunHandle::probe_attention)
         .function("_trace", &RunHandle::trace)
+        .function("_pruneHeads", &RunHandle::prune_heads)
         .function("_endSample", &RunHandle::end_sample)
         .function("_snapshot", &RunHandle::snapshot)
         .function("_restore", &RunHandle::restore);

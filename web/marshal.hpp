@@ -16,6 +16,7 @@
 
 #include "demo.hpp"
 #include "error.hpp"
+#include "head_pruning.hpp"
 #include "inspector.hpp"
 #include "kv_cache.hpp"
 #include "ledger.hpp"
@@ -362,6 +363,32 @@ inline val to_js(const mha::SeedComparison& c) {
     val r = ok();
     r.set("settings", settings), r.set("toReference", pairs), r.set("verdicts", strings(c.verdicts));
     r.set("margin", c.margin), r.set("rule", mha::seed_rule_text(c.margin));
+    return r;
+}
+
+// one model's pruning (core/lab/head_pruning.hpp): { L, H, baseLoss, importance: Float64Array (L*H, layer-major),
+// order: Int32Array (L*H, head indices l*H + h, least important first), loss: Float64Array (L*H + 1) }
+inline val to_js(const mha::PruningCurve& c) {
+    val r = ok();
+    r.set("L", c.L), r.set("H", c.H), r.set("baseLoss", c.base_loss);
+    r.set("importance", copy_out(c.importance)), r.set("order", copy_out(c.order)), r.set("loss", copy_out(c.loss));
+    return r;
+}
+
+// { L, H, seeds, threshold, meanLoss: number[L*H + 1], rise: [{mean, sd, low, high}] (L*H + 1; ±Infinity with one
+//   seed, 0 at k = 0), removable, risesAt (-1: none), outcome: 'removable' | 'rises' | 'cannot-tell', sentence }
+inline val to_js(const mha::PruningOverSeeds& v) {
+    val mean = val::array(), rise = val::array();
+    for (double x : v.mean_loss) mean.call<void>("push", x);
+    for (const mha::PairedDifference& d : v.rise) {
+        val o = val::object();
+        o.set("mean", d.mean), o.set("sd", d.sd), o.set("low", d.low), o.set("high", d.high);
+        rise.call<void>("push", o);
+    }
+    val r = ok();
+    r.set("L", v.L), r.set("H", v.H), r.set("seeds", v.seeds), r.set("threshold", v.threshold);
+    r.set("meanLoss", mean), r.set("rise", rise), r.set("removable", v.removable), r.set("risesAt", v.rises_at);
+    r.set("outcome", std::string(mha::prune_outcome_name(v.outcome))), r.set("sentence", v.sentence);
     return r;
 }
 

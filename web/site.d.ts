@@ -30,6 +30,8 @@ interface Window {
 
 /** main.js: test and debugging hooks, the page's runs and a way to crash a run's worker (a global the tests name) */
 declare var mhaDebug: {
+  /** findings.js latestFinding: a panel's last published finding of this kind, or null */
+  finding(kind: string): any;
   runs(): any[];
   breakRuns(): any[];
   inductionRuns(): any[];

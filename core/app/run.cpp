@@ -234,6 +234,8 @@ InductionMeasurement Run::measure_induction_without(const std::vector<std::pair<
     return measure_induction();
 }
 
+PruningCurve Run::prune_heads() { return mha::prune_heads(model(), eval_); }
+
 AttentionMaps Run::probe_attention() {
     if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
     return induction_probe_maps(model(), spec_.induction.seg_max);

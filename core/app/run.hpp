@@ -19,6 +19,7 @@
 
 #include "causality.hpp"
 #include "dataset.hpp"
+#include "head_pruning.hpp"
 #include "head_trace.hpp"
 #include "induction_study.hpp"
 #include "induction_task.hpp"
@@ -196,6 +197,10 @@ public:
     // switched off for it alone (a HeadEdit: the model is put back exactly); throws mha::Error for a head that does
     // not exist
     InductionMeasurement measure_induction_without(const std::vector<std::pair<int, int>>& ablate);
+    // every task: each head's importance (the validation loss with it alone off, minus the loss as trained) and the
+    // loss with the heads switched off cumulatively, least important first (head_pruning.hpp); the model is put
+    // back exactly
+    PruningCurve prune_heads();
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
     // every task: per-head scores (previous, first, entropy, mean distance, attention by offset) on the first

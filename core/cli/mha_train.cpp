@@ -4,6 +4,7 @@
 //   mha-train --preset induction-short --layers 1 --steps 400
 //   mha-train --preset offsets --heads 1,4 --seeds 8
 //   mha-train --load model.safetensors --sample 200
+//   mha-train --preset heads --heads 8 --steps 300 --seeds 8 --prune
 // `mha-train --help` lists every flag. Errors are one sentence on stderr and exit code 2.
 //
 // The flags of the run are the settings table's (run_settings.hpp MHA_RUN_SETTINGS: the same names, defaults and
@@ -58,6 +59,9 @@ const std::map<std::string, Flag>& own_flags() {
         {"no-mlp", {"", "attention-only blocks (as --mlp 0)", true}},
         {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list"}},
         {"eval-every", {"25", "steps between validation measurements (a preset may set its own)"}},
+        {"prune", {"", "after training, switch the heads off one by one, least important first, and print each head's "
+                       "importance and the validation loss against the heads remaining; with --seeds, the answer over "
+                       "the seeds (head_pruning.hpp)", true}},
         {"reach", {"", "with --seeds: also the step at which each run's validation loss (every --eval-every steps) "
                        "first reaches this many nats (a preset may set its own)"}},
         {"csv", {"", "write step,train_loss,val_loss,lr,grad_norm,skipped to this file"}},
@@ -221,6 +225,71 @@ void print_logits(Run& run, const std::string& text) {
     std::cout << "]}\n";
 }
 
+// ---------------------------------------------------------------- pruning the heads
+// one model's importance table (heads in the order they are switched off) and its curve
+void print_pruning(const PruningCurve& c) {
+    const int n = c.L * c.H;
+    std::printf("\nHead pruning (importance: the validation loss with that head alone off, minus %.4f as trained):\n",
+                c.base_loss);
+    std::printf("| heads off | head switched off | its importance (nats) | heads remaining | val loss | rise |\n");
+    std::printf("|---|---|---|---|---|---|\n");
+    std::printf("| 0 | (none) | | %d | %.4f | 0 |\n", n, c.loss[0]);
+    for (int k = 1; k <= n; ++k) {
+        const int i = c.order[k - 1];
+        std::printf("| %d | layer %d head %d | %+.4f | %d | %.4f | %+.4f |\n", k, i / c.H, i % c.H, c.importance[i],
+                    n - k, c.loss[k], c.loss[k] - c.loss[0]);
+    }
+}
+
+// --prune --seeds N with one H: every seed trained and pruned, then the rise over the seeds judged per number of
+// heads off (pruning_over_seeds)
+int prune_over_seeds(const Options& o, int seeds) {
+    for (const char* one : {"csv", "summary", "save", "load", "print-logits", "reach"})
+        if (o.on(one)) die(std::string("--") + one + " goes with one run, not with --prune over --seeds");
+    const int first_seed = static_cast<int>(settings_of_flags(o).seed);
+    std::vector<std::vector<double>> losses;
+    int L = 0, H = 0;
+    for (int s = 0; s < seeds; ++s) {
+        Options one = o;
+        one.flags["seed"].value = std::to_string(first_seed + s), one.flags["seed"].given = true;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::unique_ptr<Run> run;
+        const std::string err = make_run(spec_from_flags(one), run);
+        if (!err.empty()) die(err);
+        run->train_to_end();
+        const PruningCurve c = run->prune_heads();
+        L = c.L, H = c.H;
+        losses.push_back(c.loss);
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!o.on("quiet")) {
+            std::printf("seed %d: val %.4f, all heads off %.4f; order (layer.head):", first_seed + s, c.loss[0],
+                        c.loss.back());
+            for (int i : c.order) std::printf(" %d.%d", i / H, i % H);
+            std::printf(" (%.1f s)\n", secs);
+        }
+    }
+    PruningOverSeeds v;
+    const std::string err = pruning_over_seeds(L, H, losses, kPruningThreshold, v);
+    if (!err.empty()) die(err);
+    const int n = L * H;
+    std::printf("\n| heads off | heads remaining | val loss, mean | rise, mean (95%% t-interval over %d seeds) | "
+                "rise < %.1f? |\n", seeds, v.threshold);
+    std::printf("|---|---|---|---|---|\n");
+    for (int k = 0; k <= n; ++k) {
+        const PairedDifference& d = v.rise[k];
+        const char* below = k == 0 || d.high < v.threshold ? "yes" : d.low > v.threshold ? "no" : "cannot tell";
+        if (seeds < 2 && k > 0) below = "cannot tell";
+        std::printf("| %d | %d | %.4f | ", k, n - k, v.mean_loss[k]);
+        if (k == 0) std::printf("0 | %s |\n", below);
+        else if (seeds < 2) std::printf("%+.4f (one seed) | %s |\n", d.mean, below);
+        else std::printf("%+.4f (%+.4f to %+.4f) | %s |\n", d.mean, d.low, d.high, below);
+    }
+    std::printf("\nremovable %d, outcome %s%s\n%s\n", v.removable, prune_outcome_name(v.outcome),
+                v.rises_at > 0 ? (", first sure rise at " + std::to_string(v.rises_at) + " heads off").c_str() : "",
+                v.sentence.c_str());
+    return 0;
+}
+
 int train(const Options& o) {
     const bool quiet = o.on("quiet");
     const int eval_every = std::max(1, eval_every_of(o));
@@ -321,6 +390,7 @@ int train(const Options& o) {
             std::printf(" (%d,%d)", causality.leaks[i].first, causality.leaks[i].second);
         std::printf("\n");
     }
+    if (o.on("prune")) print_pruning(run->prune_heads());
     std::string sample;
     if (task.text && sample_chars > 0) {
         sample = run->sample("", sample_chars, temperature, EndSample::seed(tc.seed));
@@ -559,6 +629,10 @@ int main(int argc, char** argv) {
                 ": the warm-up must be 0 to the number of steps (e.g. --warmup 0)");
         }
         if (heads.size() > 1 && variants.size() > 1) die("compare either a --heads list or a --variant list, not both");
+        if (o.on("prune") && seeds > 1) {
+            if (heads.size() > 1 || variants.size() > 1) die("--prune over --seeds takes one H and one variant");
+            return prune_over_seeds(o, seeds);
+        }
         if (heads.size() > 1) return compare(o, "heads", heads, seeds);
         if (variants.size() > 1) return compare(o, "variant", variants, seeds);
         if (seeds > 1) return compare(o, "heads", heads, seeds);  // one setting: its spread over the seeds

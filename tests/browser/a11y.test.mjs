@@ -50,6 +50,10 @@ test('the whole page with trained runs and a model looked inside: no WCAG A/AA v
     await p.locator('#panel-inside').scrollIntoViewIfNeeded();
     await p.waitForSelector('#i-scores tbody tr');
     await p.waitForSelector('#i-profiles canvas, #i-profiles svg, #i-profiles figure');
+    // and its heads pruned, with the values as text unfolded
+    await p.click('#i-prune');
+    await p.waitForSelector('html[data-pruning="1"]');
+    await p.locator('#panel-inside .pruning summary').click();
     assert.deepEqual(await violations(p), []);
   } finally {
     await p.close();

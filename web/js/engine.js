@@ -201,6 +201,7 @@ export function workedExample(input) {
  *                    threshold: number},
  *   endSample: {chars: number, temperature: number},
  *   evalBatches: number,
+ *   pruningThreshold: number,
  *   defaults: RunSettings}} CoreConstants
  *   limits: what the core accepts (maxTextBytes: UTF-8 bytes of a training text, of which the last valFraction is
  *   held out; demoMaxTokens: the words attentionDemo reads); thresholds: the head labels' (an entropy ≥ broad × the
@@ -211,7 +212,8 @@ export function workedExample(input) {
  *   its validation loss measured every evalEvery steps, and the loss whose first crossing compares the settings);
  *   defaults: a full run settings object; settingFields: the settings table, in the order of defaults' keys; tasks:
  *   the task table, in the page's order (its choice, labels and notes); presets: by name ('heads', 'break',
- *   'offsets', 'induction-short', 'induction-long'), each a whole run's settings
+ *   'offsets', 'induction-short', 'induction-long'), each a whole run's settings; pruningThreshold: the rise of the
+ *   validation loss, in nats, that head pruning asks about (core/lab/head_pruning.hpp kPruningThreshold)
  */
 
 /**
@@ -358,4 +360,39 @@ export function reachOverSeeds(labels, steps, losses, seeds, threshold, budget) 
   if (!err && !Number.isFinite(threshold)) err = 'The threshold must be a number.';
   if (err) return fail(err);
   return mod._reachOverSeeds(labels, steps, losses, seeds, threshold, budget);
+}
+
+/**
+ * @typedef {{mean: number, sd: number, low: number, high: number}} PruningRise  the rise of the validation loss with k
+ *   heads off, loss(k) − loss(0), over the seeds: its mean, standard deviation and 95% t-interval [low, high]
+ *   (±Infinity with one seed; exactly 0 at k = 0)
+ * @typedef {'removable' | 'rises' | 'cannot-tell'} PruningOutcome  what decides the answer at k = removable + 1:
+ *   every head can go ('removable'), one more surely raises the loss past the threshold ('rises'), or its interval
+ *   reaches both sides of the threshold ('cannot-tell'; always so with one seed)
+ * @typedef {{ok: true, L: number, H: number, seeds: number, threshold: number, meanLoss: number[], rise: PruningRise[],
+ *   removable: number, risesAt: number, outcome: PruningOutcome, sentence: string}} PruningVerdict
+ *   meanLoss, rise: (L·H + 1) per number of heads off k = 0 … L·H; removable: the largest k whose rise, and every
+ *   smaller k's, is surely below the threshold; risesAt: the first k whose rise is surely above it (−1: none);
+ *   sentence: the answer in words
+ */
+
+/**
+ * How many heads can be switched off, least important first, before the validation loss rises by more than the
+ * threshold? The core's answer over paired seeds (core/lab/head_pruning.hpp pruning_over_seeds): each seed pruned its
+ * own model in its own order (Run.pruneHeads), and the rise loss(k) − loss(0) is judged per k by a 95% t-interval.
+ * @param {number} L layers
+ * @param {number} H heads per layer
+ * @param {number[][]} losses (S, L·H + 1) each seed's pruning curve (pruneHeads().loss), S ≥ 1
+ * @param {number} threshold nats, > 0 (constants().pruningThreshold)
+ * @returns {PruningVerdict | {ok: false, error: string}}
+ */
+export function pruningOverSeeds(L, H, losses, threshold) {
+  let err = notLoaded() ?? checkInt(L, 'The number of layers') ?? checkInt(H, 'The number of heads');
+  if (!err && !(Array.isArray(losses) && losses.length > 0 && losses.every((c) => Array.isArray(c) || ArrayBuffer.isView(c)))) {
+    err = 'The pruning curves must be one list of losses per seed.';
+  }
+  if (!err && !Number.isFinite(threshold)) err = 'The threshold must be a number.';
+  if (err) return fail(err);
+  // typed arrays (as a worker sends them) become plain lists: the binding reads arrays
+  return mod._pruningOverSeeds(L, H, losses.map((c) => Array.from(c)), threshold);
 }

@@ -4,6 +4,7 @@
 // hide=… removes controls, and a framed page reports its height to the parent with postMessage.
 import { attentionDemo, attentionParams, constants, headLayout, loadEngine, ORDERS } from './engine.js';
 import { downloadsOffReason, switchDownloadsOff } from './frame_downloads.js';
+import { latestFinding } from './findings.js';
 import { setupBreak } from './panels/break.js';
 import { setupHeads } from './panels/heads.js';
 import { setupInduction } from './panels/induction.js';
@@ -288,8 +289,9 @@ function showAll() {
   panels.lesson?.show();
 }
 
-// test and debugging hooks: the runs, and a way to make a worker die as a crash would
+// test and debugging hooks: the runs, the panels' last findings, and a way to make a worker die as a crash would
 globalThis.mhaDebug = {
+  finding: (kind) => latestFinding(kind),
   runs: () => [...app.runs.values()],
   breakRuns: () => panels.break?.runs() ?? [],
   inductionRuns: () => panels.induction?.runs() ?? [],

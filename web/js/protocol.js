@@ -30,6 +30,11 @@
  *   induction task: the core's induction measurement of the run's weights now, as they are and with the heads
  *   [layer, head] of ablate switched off for this measurement only; replied with {ok, step, full, without} (each
  *   as InductionMessage's measurement)
+ * @typedef {{type: 'prune', id: number}} PruneMessage
+ *   every task: each head's importance (the validation loss with it alone off, minus the loss as trained) and the
+ *   loss with the heads switched off one by one, least important first, on the run's weights now (the model is put
+ *   back exactly; core/lab/head_pruning.hpp); replied with {ok, step, L, H, baseLoss, importance (L*H, layer-major),
+ *   order (L*H head indices l*H + h, least important first), loss (L*H + 1: k = 0 … L*H heads off)}
  * @typedef {{type: 'crash'}} CrashMessage  test hook: the worker dies of an uncaught error
  */
 // Worker -> page.
@@ -76,6 +81,7 @@ const TO_WORKER_FIELDS = {
   snapshot: ['id', 'withOptimizer'],
   restore: ['id', 'bytes', 'settings'],
   inductionWithout: ['id', 'ablate'],
+  prune: ['id'],
   crash: [],
 };
 const FROM_WORKER_FIELDS = {

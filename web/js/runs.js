@@ -391,6 +391,17 @@ export class Run {
   }
 
   /**
+   * Head pruning of this run's model now (protocol.js PruneMessage): each head's importance and the validation loss
+   * with the heads switched off one by one, least important first; the model is put back exactly.
+   * @returns {Promise<{ok: true, step: number, L: number, H: number, baseLoss: number, importance: Float64Array,
+   *   order: Int32Array, loss: Float64Array} | {ok: false, error: string}>} importance (L·H, layer-major), order (L·H
+   *   head indices l·H + h, least important first), loss (L·H + 1, k = 0 … L·H heads off)
+   */
+  pruneHeads() {
+    return this.#request(TO_WORKER.prune, {});
+  }
+
+  /**
    * A .safetensors file of the model now.
    * @param {boolean} withOptimizer with the AdamW state and progress (a file training can continue from)
    * @returns {Promise<{ok: true, bytes: Uint8Array, step: number} | {ok: false, error: string}>}

@@ -231,6 +231,11 @@ async function handle(msg) {
       if (!without.ok) return reply(msg.id, without);
       return reply(msg.id, { ok: true, step: run._stepsDone(), full, without });
     }
+    case TO_WORKER.prune: {
+      if (!run) return reply(msg.id, NOT_SET_UP);
+      const r = run._pruneHeads();
+      return reply(msg.id, r, r.ok ? [r.importance.buffer, r.order.buffer, r.loss.buffer] : []);
+    }
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
       return;

@@ -9,6 +9,7 @@ import { buttonById as button, download, el, inputById as input, showAlert } fro
 import { HeadGridView } from '../views/head_grid_view.js';
 import { HeadTraceView } from '../views/head_trace_view.js';
 import { HeatmapView } from '../views/heatmap_view.js';
+import { setupPruning } from './pruning.js';
 
 const SETTINGS = {
   liveRefreshMs: 1000,   // during training the maps follow the run at most this often
@@ -62,6 +63,7 @@ export function setupInside(app) {
   const current = () => byKey(chosenKey) ?? app.runs.get(`H${app.state.irun}`) ?? app.runs.get('upload')
     ?? allRuns()[0] ?? null;
   const induction = (r) => taskRow(r.settings?.task).inductionProbes;
+  const pruning = setupPruning(app, { current, allRuns });
 
   // ---------------------------------------------------------------- the run list and the slider
   // before any model: how to get one, naming only the training panels that are on the page (embedded alone,
@@ -95,6 +97,7 @@ export function setupInside(app) {
           snapIndex = -1;
           refresh(true);
           drawTrace();
+          pruning.onChosen();
         });
         return el('label', {}, input, induction(r) ? `induction: ${r.label}` : r.label);
       }));
@@ -106,6 +109,7 @@ export function setupInside(app) {
     const step = snapIndex < 0 ? run?.stepsDone : run?.snapshots[snapIndex]?.step;
     ui.stepOut.textContent = snapIndex < 0 ? `${step ?? 0} (latest${run?.status === 'running' ? ', training' : ''})` : `${step} (snapshot)`;
     ui.step.setAttribute('aria-valuetext', ui.stepOut.textContent);
+    pruning.onRunsChanged();
   }
 
   // the selected run's heads over training, at most once a frame; the profiles follow the snapshot slider
@@ -297,6 +301,7 @@ export function setupInside(app) {
       ablated.clear();
       ui.tie.checked = false;
       snapIndex = -1;
+      pruning.onReset();
       drawRuns();
     },
   };
