@@ -28,14 +28,18 @@ const LESSON = '#lesson=1&steps=40&seeds=1&bsteps=40&bseeds=3&oseeds=2&nsteps=30
 // Student's t, 0.975 quantile, by degrees of freedom (any table)
 const T975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131];
 const MARGIN = 0.02;  // the practical threshold, nats (README)
-/** the paired rule on differences: 'higher', 'lower', 'same' or null (cannot tell) */
-function pairedAnswer(d) {
+/** the mean of d (at least 2 values) and its 95% t-interval */
+function interval(d) {
   const n = d.length;
-  if (n < 2) return null;
   const mean = d.reduce((a, b) => a + b, 0) / n;
   const sd = Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
   const half = T975[n - 1] * sd / Math.sqrt(n);
-  const low = mean - half, high = mean + half;
+  return { mean, low: mean - half, high: mean + half };
+}
+/** the paired rule on differences: 'higher', 'lower', 'same' or null (cannot tell) */
+function pairedAnswer(d) {
+  if (d.length < 2) return null;
+  const { mean, low, high } = interval(d);
   if (low > 0 || high < 0) return mean > 0 ? 'higher' : 'lower';
   if (low >= -MARGIN && high <= MARGIN) return 'same';
   return null;
@@ -78,9 +82,19 @@ const ANSWER = {
     const a = pairedAnswer(four.map((r, i) => first(r) - first(one[i])));
     return a === 'lower' ? 'H4' : a === 'higher' ? 'H1' : a;
   },
+  // the pruning curves (one per seed, the loss with k heads off): the largest k whose rise over the seeds is surely
+  // below 0.1 nats at every k' <= k; null where the first k that is not is neither surely below nor surely above
   inside: async (p) => {
     const f = await p.evaluate(async () => (await import(new URL('build/js/findings.js', location.href).href)).latestFinding('pruning'));
-    return f.outcome === 'cannot-tell' ? null : f.removable;
+    const curves = /** @type {number[][]} */ (f.curves);
+    if (curves.length < 2) return null;
+    let removable = 0;
+    for (let k = 1; k < curves[0].length; ++k) {
+      const { low, high } = interval(curves.map((c) => c[k] - c[0]));
+      if (high < 0.1) removable = k;
+      else return low > 0.1 ? removable : null;
+    }
+    return removable;
   },
   break: async (p) => variantAnswer(p, 'no_transpose_merge'),
   induction: async (p) => {

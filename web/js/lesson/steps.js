@@ -158,9 +158,13 @@ export const STEPS = [
   },
   {
     id: 'inside', title: 'Looking inside: pruning heads', panel: ['heads', 'inside'],
-    run: 'Train H = 8 in Heads, compared, then press “Prune the heads” in Look inside: the core switches heads off one by ' +
-      'one, least important first.',
-    settings: () => ({ ctask: 'char', heads: [8], irun: 8 }),
+    run: 'Press “Prune the heads” in Look inside below (train H = 8 in Heads, compared first if there is no H = 8 model ' +
+      'yet): the core switches the heads of every seed\'s H = 8 model off one by one, least important first.',
+    // the heads step's H = 8 models serve when they are there; otherwise the step trains H = 8 alone
+    settings: ({ finding }) => {
+      const f = finding('heads');
+      return f?.task === 'char' && f.heads.includes(8) ? { ctask: 'char', irun: 8 } : { ctask: 'char', heads: [8], irun: 8 };
+    },
     question: ({ core }) => {
       const L = core.constants().presets.heads.settings.nLayers;
       return `A model with ${L} layers of 8 heads (${8 * L} heads). Switching heads off one at a time, least important ` +
