@@ -119,6 +119,7 @@ test('the phase change: the core answers a hand-made series, and refuses a bad o
 test('the phase change: screenshots of the panel at 1280 and 390 px', async () => {
   const p = page;
   mkdirSync(OUTPUT, { recursive: true });
+  await p.locator('#n-phase details summary').click();  // the values as a table, shown
   for (const width of [1280, 390]) {
     await p.setViewportSize({ width, height: width < 800 ? 844 : 800 });
     await p.waitForTimeout(400);  // the charts follow their containers' new width

@@ -51,7 +51,7 @@ export class PhaseChangeView extends UPlotChart {
       'Every measurement of the 2-layer model: the best layer-1 induction score and the losses on both copies (nats).',
       ['step', 'induction score', 'loss on the repeat', 'loss on the first copy'],
       series.step.map((s, i) => [count(s), series.score[i].toFixed(3), series.lossRepeat[i].toFixed(3), series.lossFirst[i].toFixed(3)]),
-      { class: 'scores-table phase-table', label: 'The phase change, values' }) : '');
+      { class: 'scores-table phase-table', label: 'The phase change, values', stack: true }) : '');
   }
 
   options() {
