@@ -234,8 +234,10 @@ export function setupInduction(app) {
     const { evalEvery, seed, steps, lr } = model.settings;
     const r = pts.length ? phaseChange(series, threshold(), evalEvery) : null;
     charts.phase.update({ series, marks: r && 'crossStep' in r ? r : null, error: r && 'error' in r ? app.readable(r.error) : '' });
-    ui.phaseCommand.textContent = `build/native/core/mha-train --preset induction-${app.state.ntask} --steps ${steps} --lr ${lr} ` +
-      `--min-lr ${lr} --seed ${seed} --eval-every ${evalEvery}`;
+    // each flag with its value kept on one line (a line may otherwise break inside "--min-lr")
+    const flags = [`--preset induction-${app.state.ntask}`, `--steps ${steps}`, `--lr ${lr}`, `--min-lr ${lr}`, `--seed ${seed}`,
+      `--eval-every ${evalEvery}`];
+    ui.phaseCommand.replaceChildren('build/native/core/mha-train', ...flags.flatMap((f) => [' ', el('span', { class: 'flag' }, f)]));
     const done = ['done', 'failed'].includes(model.status);
     if (!r || !('crossStep' in r) || published === `${pts.length}|${done}`) return;
     published = `${pts.length}|${done}`;
