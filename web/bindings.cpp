@@ -198,6 +198,16 @@ val pruning_over_seeds(int layers, int heads, const val& losses, double threshol
     });
 }
 
+// series: { step, score, lossFirst, lossRepeat }, number[n] each (a run's induction measurements); threshold: the
+// induction score that counts; evalEvery: steps between the measurements
+val phase_change(const val& series, double threshold, int eval_every) {
+    return guarded([&] {
+        mha::PhaseChange p;
+        return unless_error(mha::find_phase_change(phase_series(series), threshold, eval_every, p),
+                            [&] { return to_js(p); });
+    });
+}
+
 // ---------------------------------------------------------------- one training run (one per worker)
 // JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
 struct RunHandle {
@@ -354,6 +364,7 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
     emscripten::function("_compareVariants", &compare_variants);
     emscripten::function("_reachOverSeeds", &reach_over_seeds);
     emscripten::function("_pruningOverSeeds", &pruning_over_seeds);
+    emscripten::function("_phaseChange", &phase_change);
     emscripten::function("_lrAt", &mha::lr_at);  // the schedule's learning rate at a step (train/optimizer.hpp)
 
     emscripten::class_<RunHandle>("Run")

@@ -20,6 +20,7 @@
 #include "inspector.hpp"
 #include "kv_cache.hpp"
 #include "ledger.hpp"
+#include "phase_change.hpp"
 #include "reach.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
@@ -445,6 +446,33 @@ inline val to_js(const std::vector<mha::SettingField>& fields) {
 
 // the task table for the page: [{ name, label, description, vocabulary, baseline, notes, preset, text,
 // inductionProbes, fields: the js keys of its own settings }]
+// number[] -> doubles; a non-number entry becomes NaN, a non-array an empty list (the core says what is missing)
+inline std::vector<double> number_list(const val& a) {
+    std::vector<double> out;
+    if (!val::global("Array").call<bool>("isArray", a)) return out;
+    const int n = a["length"].as<int>();
+    for (int j = 0; j < n; ++j) out.push_back(a[j].isNumber() ? a[j].as<double>() : NAN);
+    return out;
+}
+
+// { step, score, lossFirst, lossRepeat }: number[n] each -> PhaseSeries
+inline mha::PhaseSeries phase_series(const val& s) {
+    mha::PhaseSeries r;
+    if (s.isUndefined() || s.isNull()) return r;  // (a number or a string has no such fields: empty lists)
+    r.step = number_list(s["step"]), r.score = number_list(s["score"]);
+    r.loss_first = number_list(s["lossFirst"]), r.loss_repeat = number_list(s["lossRepeat"]);
+    return r;
+}
+
+// { ok, threshold, evalEvery, lastStep, crossStep, dropStep (-1: never), lag, happened, dropFraction, sentence }
+inline val to_js(const mha::PhaseChange& p) {
+    val r = ok();
+    r.set("threshold", p.threshold), r.set("evalEvery", p.eval_every), r.set("lastStep", p.last_step);
+    r.set("crossStep", p.cross_step), r.set("dropStep", p.drop_step), r.set("lag", p.lag);
+    r.set("happened", p.happened()), r.set("dropFraction", mha::kDropFraction), r.set("sentence", p.sentence);
+    return r;
+}
+
 inline val to_js(const std::vector<mha::TaskRow>& tasks) {
     val a = val::array();
     for (const mha::TaskRow& k : tasks) {

@@ -236,6 +236,27 @@ InductionMeasurement Run::measure_induction_without(const std::vector<std::pair<
 
 PruningCurve Run::prune_heads() { return mha::prune_heads(model(), eval_); }
 
+PhaseSeries Run::train_measuring_phase(int eval_every) {
+    if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
+    MHA_CHECK(eval_every >= 1, "the evaluation interval must be at least one step.");
+    PhaseSeries s;
+    auto measure = [&] {
+        const InductionMeasurement m = measure_induction();
+        s.step.push_back(steps_done()), s.score.push_back(m.best_induction);
+        s.loss_first.push_back(m.loss_first), s.loss_repeat.push_back(m.loss_repeat);
+    };
+    if (steps_done() == 0) measure();
+    while (!finished()) {
+        // to the next multiple of eval_every (or the end); a chunk ends early at a step that blew up, and the run
+        // goes on from there, as mha-train's loop does
+        const int done = steps_done();
+        const int until = std::min(trainer_->train_config().steps, (done / eval_every + 1) * eval_every);
+        if (train(std::min(until - done, RunLimits::max_chunk)).steps.empty()) break;
+        if (steps_done() % eval_every == 0 || finished()) measure();
+    }
+    return s;
+}
+
 AttentionMaps Run::probe_attention() {
     if (!task_row(spec_.task).induction_probes) throw Error("this run is not on the induction task.");
     return induction_probe_maps(model(), spec_.induction.seg_max);

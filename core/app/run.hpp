@@ -24,6 +24,7 @@
 #include "induction_study.hpp"
 #include "induction_task.hpp"
 #include "offset_task.hpp"
+#include "phase_change.hpp"
 #include "probes.hpp"
 #include "tokenizer.hpp"
 #include "train.hpp"
@@ -201,6 +202,10 @@ public:
     // loss with the heads switched off cumulatively, least important first (head_pruning.hpp); the model is put
     // back exactly
     PruningCurve prune_heads();
+    // induction task only (throws otherwise): trains to the end of the schedule, measuring (measure_induction) before
+    // the first step when none was taken, every eval_every steps and at the last: the points find_phase_change reads
+    // (phase_change.hpp), the best last-layer score and both copy losses; throws mha::Error for eval_every < 1
+    PhaseSeries train_measuring_phase(int eval_every);
     // induction task only: attention on the probe [BOS, r, r] with the longest trained segment
     AttentionMaps probe_attention();
     // every task: per-head scores (previous, first, entropy, mean distance, attention by offset) on the first

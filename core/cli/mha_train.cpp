@@ -3,6 +3,7 @@
 //   mha-train --heads 4 --steps 300 --csv curves.csv --summary run.json --save model.safetensors
 //   mha-train --preset induction-short --layers 1 --steps 400
 //   mha-train --preset offsets --heads 1,4 --seeds 8
+//   mha-train --preset induction-short --eval-every 50 --seeds 8   # the phase change over seeds
 //   mha-train --load model.safetensors --sample 200
 //   mha-train --preset heads --heads 8 --steps 300 --seeds 8 --prune
 // `mha-train --help` lists every flag. Errors are one sentence on stderr and exit code 2.
@@ -28,6 +29,8 @@
 #include "error.hpp"
 #include "json_mini.hpp"
 #include "kernels.hpp"
+#include "metrics.hpp"
+#include "phase_change.hpp"
 #include "run.hpp"
 #include "run_settings.hpp"
 #include "reach.hpp"
@@ -57,7 +60,8 @@ const std::map<std::string, Flag>& own_flags() {
         {"preset", {"", "start from the page's preset of this name (explicit flags override it; the presets are listed above)"}},
         {"corpus", {MHA_DEFAULT_CORPUS, "UTF-8 text file for the char task"}},
         {"no-mlp", {"", "attention-only blocks (as --mlp 0)", true}},
-        {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list"}},
+        {"seeds", {"1", "train with seeds seed..seed+N-1 and compare the settings of a --heads or --variant list "
+                        "(on the induction task: the phase change over the seeds)"}},
         {"eval-every", {"25", "steps between validation measurements (a preset may set its own)"}},
         {"prune", {"", "after training, switch the heads off one by one, least important first, and print each head's "
                        "importance and the validation loss against the heads remaining; with --seeds, the answer over "
@@ -290,6 +294,9 @@ int prune_over_seeds(const Options& o, int seeds) {
     return 0;
 }
 
+// a step, or "never"
+std::string step_or_never(int step) { return step >= 0 ? std::to_string(step) : "never"; }
+
 int train(const Options& o) {
     const bool quiet = o.on("quiet");
     const int eval_every = std::max(1, eval_every_of(o));
@@ -329,6 +336,15 @@ int train(const Options& o) {
         std::cout << task.baseline << " " << facts.baseline_loss << " nats\n";
     }
     Curves curves;
+    // the induction task: the points of the phase change (phase_change.hpp), from step 0 when the run starts there
+    PhaseSeries phase;
+    auto measure_phase = [&] {
+        const InductionMeasurement im = run->measure_induction();
+        phase.step.push_back(run->steps_done()), phase.score.push_back(im.best_induction);
+        phase.loss_first.push_back(im.loss_first), phase.loss_repeat.push_back(im.loss_repeat);
+        return im;
+    };
+    if (induction && run->steps_done() == 0) measure_phase();
     const auto t0 = std::chrono::steady_clock::now();
     double last_val = NAN, last_train = NAN;
     int skipped = 0;
@@ -347,13 +363,15 @@ int train(const Options& o) {
             // (only the chunk's last step can be one: chunks end at the measurements)
             if ((s + 1) % eval_every == 0 || s + 1 == tc.steps) {
                 val = last_val = run->evaluate();
-                if (induction && !quiet) {
-                    const InductionMeasurement im = run->measure_induction();
+                if (induction) {
+                    const InductionMeasurement im = measure_phase();
                     double prev0 = 0;
                     for (int h = 0; h < cfg.n_heads; ++h) prev0 = std::max(prev0, im.previous[h]);
-                    std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token %.3f, "
-                                "loss first copy %.3f, repeated copy %.3f\n",
-                                cfg.n_layers - 1, im.best_head, im.best_induction, prev0, im.loss_first, im.loss_repeat);
+                    if (!quiet)
+                        std::printf("      induction: best layer-%d head %d score %.3f, best layer-0 previous-token "
+                                    "%.3f, loss first copy %.3f, repeated copy %.3f\n",
+                                    cfg.n_layers - 1, im.best_head, im.best_induction, prev0, im.loss_first,
+                                    im.loss_repeat);
                 }
                 if (!quiet) {
                     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -380,6 +398,14 @@ int train(const Options& o) {
         }
         const std::string err = st::write_file(o["csv"], f.str());
         if (!err.empty()) die(err);
+    }
+    if (induction) {
+        PhaseChange p;
+        const std::string err = find_phase_change(phase, LabelThresholds::induction, eval_every, p);
+        if (!err.empty()) die(err);
+        std::printf("phase change: crossing %s, drop %s, lag %s: %s\n", step_or_never(p.cross_step).c_str(),
+                    step_or_never(p.drop_step).c_str(), p.happened() ? std::to_string(p.lag).c_str() : "-",
+                    p.sentence.c_str());
     }
     // does any output depend on a later token? (the check every "Break it" variant carries)
     const CausalityReport causality = run->causality();
@@ -529,6 +555,55 @@ int compare(const Options& o, const std::string& axis, const std::vector<std::st
 }
 
 
+// ---------------------------------------------------------------- the induction phase change over seeds
+// an induction preset (or --task induction) with --seeds N: each seed trained to the end and measured every
+// --eval-every steps (Run::train_measuring_phase), its crossing, drop and lag (find_phase_change), and the lags over
+// the seeds judged by the core (phase_over_seeds): a table and the outcome
+int phase_over_seeds_table(const Options& o, int seeds) {
+    for (const char* one : {"csv", "summary", "save", "load", "print-logits"})
+        if (o.on(one)) die(std::string("--") + one + " goes with one run, not with --seeds");
+    const int first_seed = static_cast<int>(settings_of_flags(o).seed);
+    const int every = std::max(1, eval_every_of(o));
+    const double threshold = LabelThresholds::induction;
+    std::vector<PhaseChange> runs;
+    std::vector<PhaseSeries> series;
+    for (int s = 0; s < seeds; ++s) {
+        Options one = o;
+        one.flags["seed"].value = std::to_string(first_seed + s), one.flags["seed"].given = true;
+        std::unique_ptr<Run> run;
+        const std::string err = make_run(spec_from_flags(one), run);
+        if (!err.empty()) die(err);
+        const auto t0 = std::chrono::steady_clock::now();
+        series.push_back(run->train_measuring_phase(every));
+        runs.emplace_back();
+        const std::string perr = find_phase_change(series.back(), threshold, every, runs.back());
+        if (!perr.empty()) die(perr);
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!o.on("quiet")) std::printf("seed %d: %s (%.1f s)\n", first_seed + s, runs.back().sentence.c_str(), secs);
+        std::fflush(stdout);
+    }
+    PhaseOverSeeds r;
+    const std::string err = phase_over_seeds(runs, r);
+    if (!err.empty()) die(err);
+    std::printf("\n| seed | score >= %g at | repeat <= %g of first from | lag (steps) | at the end: score, repeat / "
+                "first (nats) |\n|---|---|---|---|---|\n",
+                threshold, kDropFraction);
+    for (int s = 0; s < seeds; ++s) {
+        const PhaseChange& p = runs[s];
+        const PhaseSeries& x = series[s];
+        std::printf("| %d | %s | %s | %s | %.3f, %.2f / %.2f |\n", first_seed + s, step_or_never(p.cross_step).c_str(),
+                    step_or_never(p.drop_step).c_str(), p.happened() ? std::to_string(p.lag).c_str() : "-",
+                    x.score.back(), x.loss_repeat.back(), x.loss_first.back());
+    }
+    if (r.happened > 0)
+        std::printf("\nlag over the %d seeds with both: mean %.1f, min %d, max %d, 95%% t-interval %.1f to %.1f "
+                    "(measured every %d steps); outcome: %s\n",
+                    r.happened, r.mean, static_cast<int>(r.min), static_cast<int>(r.max), r.low, r.high, every,
+                    phase_order_name(r.order));
+    std::printf("\n%s\n", r.sentence.c_str());
+    return 0;
+}
+
 // ---------------------------------------------------------------- --help and --jsdoc-settings
 void print_help(const Options& o) {
     std::cout << "usage: mha-train [--preset NAME] [--flag value ...]\n\nthe run's settings (the page's; a flag given "
@@ -635,6 +710,7 @@ int main(int argc, char** argv) {
         }
         if (heads.size() > 1) return compare(o, "heads", heads, seeds);
         if (variants.size() > 1) return compare(o, "variant", variants, seeds);
+        if (seeds > 1 && s.task == task_name(Task::induction)) return phase_over_seeds_table(o, seeds);
         if (seeds > 1) return compare(o, "heads", heads, seeds);  // one setting: its spread over the seeds
         return train(o);
     } catch (const Error& e) {

@@ -15,4 +15,6 @@ interface Window {
   seenStates: { runs: Record<string, string[]>; panel: string[] };
   /** trace.test.mjs: the previous-token chart's text alternative at every redraw of the trace */
   traceLabels: string[];
+  /** phase_change.test.mjs: every 'phase' finding the page published */
+  phaseFindings: any[];
 }

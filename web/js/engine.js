@@ -396,3 +396,31 @@ export function pruningOverSeeds(L, H, losses, threshold) {
   // typed arrays (as a worker sends them) become plain lists: the binding reads arrays
   return mod._pruningOverSeeds(L, H, losses.map((c) => Array.from(c)), threshold);
 }
+
+/**
+ * @typedef {{step: number[], score: number[], lossFirst: number[], lossRepeat: number[]}} PhaseSeries
+ *   one run's induction measurements (n each): the evaluation steps (increasing), the best last-layer induction score,
+ *   the loss on the first copy and on the repeated copy, nats
+ * @typedef {{ok: true, threshold: number, evalEvery: number, lastStep: number, crossStep: number, dropStep: number,
+ *   lag: number, happened: boolean, dropFraction: number, sentence: string}} PhaseChange
+ *   crossStep: the first step with the score at or above threshold; dropStep: the first step from which the repeat's
+ *   loss stays at or below dropFraction × the first copy's; −1: never; lag: dropStep − crossStep (0 unless happened)
+ */
+
+/**
+ * The induction phase change of one run (core/lab/phase_change.hpp): when the induction score crossed the threshold,
+ * when the repeat's loss dropped, the lag, and the sentence that says it.
+ * @param {PhaseSeries} series
+ * @param {number} threshold the induction score that counts as a head (constants().thresholds.induction)
+ * @param {number} evalEvery steps between the measurements: the lag's resolution
+ * @returns {PhaseChange | {ok: false, error: string}}
+ */
+export function phaseChange(series, threshold, evalEvery) {
+  let err = notLoaded() ?? checkInt(evalEvery, 'The evaluation interval');
+  const keys = ['step', 'score', 'lossFirst', 'lossRepeat'];
+  if (!err && !(series && keys.every((k) => Array.isArray(series[k])))) err = 'The series must be four lists of numbers.';
+  if (!err && !keys.every((k) => series[k].every((v) => typeof v === 'number'))) err = 'The series must hold numbers only.';
+  if (!err && !Number.isFinite(threshold)) err = 'The threshold must be a number.';
+  if (err) return fail(err);
+  return mod._phaseChange(series, threshold, evalEvery);
+}

@@ -4,15 +4,16 @@
 // losses, and the attention of the best last-layer head on the probe [BOS, r, r]. The summary says what was measured
 // against the threshold, whatever it is. "Switch layer 0 off" asks the 2-layer model's worker for the core's
 // measurement with every layer-0 head switched off (for that measurement only) beside the one as it is. Wiring only.
-import { checkRun, constants, refusal } from '../engine.js';
-import { Comparison } from '../comparison.js';
+import { checkRun, constants, phaseChange, refusal } from '../engine.js';
 import { publishFinding } from '../findings.js';
+import { Comparison } from '../comparison.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
 import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, estimate, measuredSpeed } from './heads_budget.js';
 import { HeatmapView } from '../views/heatmap_view.js';
 import { LinesView } from '../views/lines_view.js';
+import { PhaseChangeView } from '../views/phase_change_view.js';
 import { buttonById, count, el, inputById, inputsNamed, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
 import { restoredMark } from '../views/saved_runs_view.js';
@@ -33,6 +34,15 @@ const SETTINGS = {
 const $ = (id) => document.getElementById(id);
 
 /**
+ * What the panel publishes as its 'phase' finding (findings.js), from the core's phase change of the 2-layer model
+ * (core/lab/phase_change.hpp), at every new measurement and when the run ends.
+ * @typedef {{crossStep: number, dropStep: number, lag: number, evalEvery: number, threshold: number, happened: boolean,
+ *   seed: number, lastStep: number, done: boolean, sentence: string}} PhaseFinding
+ *   crossStep, dropStep: −1 when it did not happen (yet); lag: dropStep − crossStep when happened, else 0; done: the
+ *   run ended (before that the steps are provisional)
+ */
+
+/**
  * @param {object} app shared page state: { state, save(), readable(msg) }
  */
 export function setupInduction(app) {
@@ -41,13 +51,14 @@ export function setupInduction(app) {
     steps: inputById('n-steps'), lr: inputById('n-lr'), seed: inputById('n-seed'), start: buttonById('n-start'), stop: buttonById('n-stop'), estimate: $('n-estimate'),
     confirm: $('n-confirm'), confirmText: $('n-confirm-text'), confirmGo: buttonById('n-confirm-go'), confirmCancel: buttonById('n-confirm-cancel'),
     error: $('n-error'), status: $('n-status'), runs: $('n-runs'), summary: $('n-summary'), scores: $('n-scores'),
-    layer0: buttonById('n-layer0'), layer0Result: $('n-layer0-result'),
+    layer0: buttonById('n-layer0'), layer0Result: $('n-layer0-result'), phaseCommand: $('n-phase-command'),
   };
   const form = numberFields([[ui.steps, 'nsteps', 'Steps'], [ui.seed, 'nseed', 'The seed'], [ui.lr, 'nlr', 'The learning rate']]);
   const charts = {
     loss: new LinesView($('n-loss'), { yLabel: 'loss (nats)', describe: 'Copy losses' }),
     ind: new LinesView($('n-ind'), { yLabel: 'induction score', yRange: [0, 1], describe: 'Induction scores' }),
     prev: new LinesView($('n-prev'), { yLabel: 'previous-token score', yRange: [0, 1], describe: 'Previous-token scores' }),
+    phase: new PhaseChangeView($('n-phase')),
   };
   const maps = { L2: new HeatmapView($('n-map2'), { head: 0, title: '2 layers: best last-layer head' }),
     L1: new HeatmapView($('n-map1'), { head: 1, title: '1-layer control: best head' }) };
@@ -132,6 +143,8 @@ export function setupInduction(app) {
     Object.assign(layer0, { off: false, result: null });
     delete document.documentElement.dataset.induction;
     publishFinding('induction', null);  // the lesson waits for the new runs
+    published = '';
+    publishFinding('phase', null);  // the earlier run's finding no longer holds
     const entries = [['L2', 2, '2 layers'], ['L1', 1, '1-layer control']].map(([key, layers, label]) =>
       ({ key, label, index: 0, seed: settings.seed, settings: { ...settings, nLayers: layers } }));
     comp.start({ entries, text: '', meta: {}, keepText: true });
@@ -205,11 +218,36 @@ export function setupInduction(app) {
     const prev = [];
     for (let h = 0; h < H; ++h) prev.push({ label: `layer 0 head ${h}`, ...series(model, (m) => m.previous[h]), style: h });
     charts.prev.update({ lines: prev, guides: [{ label: 'threshold', value: prevThreshold() }] });
+    drawPhase(model);
     drawProbe(maps.L2, model);
     drawProbe(maps.L1, control);
     drawScores(model, control);
     drawLayer0(model);
     summarise(model, control);
+  }
+
+  // ---------------------------------------------------------------- the phase change
+  // the 2-layer model's series, the core's crossing, drop and lag, the command that reruns it natively; published as
+  // the 'phase' finding whenever a measurement arrives or the run ends
+  let published = '';
+  function drawPhase(model) {
+    const pts = model.induction;
+    const series = { step: pts.map((x) => x.step), score: pts.map((x) => x.measurement.bestInduction),
+      lossFirst: pts.map((x) => x.measurement.lossFirst), lossRepeat: pts.map((x) => x.measurement.lossRepeat) };
+    const { evalEvery, seed, steps, lr } = model.settings;
+    const r = pts.length ? phaseChange(series, threshold(), evalEvery) : null;
+    charts.phase.update({ series, marks: r && 'crossStep' in r ? r : null, error: r && 'error' in r ? app.readable(r.error) : '' });
+    // each flag with its value kept on one line (a line may otherwise break inside "--min-lr")
+    const flags = [`--preset induction-${app.state.ntask}`, `--steps ${steps}`, `--lr ${lr}`, `--min-lr ${lr}`, `--seed ${seed}`,
+      `--eval-every ${evalEvery}`];
+    ui.phaseCommand.replaceChildren('build/native/core/mha-train', ...flags.flatMap((f) => [' ', el('span', { class: 'flag' }, f)]));
+    const done = ['done', 'failed'].includes(model.status);
+    if (!r || !('crossStep' in r) || published === `${pts.length}|${done}`) return;
+    published = `${pts.length}|${done}`;
+    /** @type {PhaseFinding} */
+    const finding = { crossStep: r.crossStep, dropStep: r.dropStep, lag: r.lag, evalEvery, threshold: r.threshold,
+      happened: r.happened, seed, lastStep: r.lastStep, done, sentence: r.sentence };
+    publishFinding('phase', finding);
   }
 
   // the best last-layer head's attention on the probe, the repeat's start and the induction targets marked
