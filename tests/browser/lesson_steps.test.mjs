@@ -91,6 +91,9 @@ test('induction: which model crossed the threshold, once both have finished', ()
   const answers = [[true, false, 'two'], [false, true, 'one'], [true, true, 'both'], [false, false, 'neither']]
     .map(([a, b]) => { const r = inductionReading({ done: true, threshold: 0.3, model: m(a, 0.6), control: m(b, 0.1) }); return r.ready && r.answer; });
   assert.deepEqual(answers, ['two', 'one', 'both', 'neither']);
+  const withPhase = inductionReading({ done: true, threshold: 0.4, model: m(true, 0.6), control: m(false, 0.1) },
+    { done: true, sentence: 'The loss dropped 50 steps after the score crossed.' });
+  assert.match(withPhase.ready ? withPhase.evidence : '', /never at the threshold\. The loss dropped 50 steps after/);
 });
 
 test('a judgement needs a reading: waiting says what to run', () => {

@@ -203,10 +203,11 @@ export const STEPS = [
       { value: 'two', label: 'only the 2-layer model' }, { value: 'one', label: 'only the 1-layer control' },
       { value: 'both', label: 'both' }, { value: 'neither', label: 'neither' },
     ] }),
-    read: ({ finding }) => inductionReading(finding('induction')),
+    read: ({ finding }) => inductionReading(finding('induction'), finding('phase')),
     explanation: 'An induction head finds the earlier copy of the current token and attends to the token after it. That ' +
       'needs the previous token\'s identity in each position, which a layer-0 head writes there: two layers composed. One ' +
-      'layer of attention cannot do both, so the control does not form one (Olsson et al. 2022).',
+      'layer of attention cannot do both, so the control does not form one (Olsson et al. 2022). When the head forms, ' +
+      'the loss on the repeated copy falls with it: the phase change, on one chart in the panel.',
     concept: 'Heads in different layers compose: a previous-token head feeds an induction head.',
     charts: ['n-loss', 'n-ind'],
   },
@@ -320,11 +321,14 @@ export function pruningReading(f) {
 }
 
 /**
- * The induction panel's finding once both runs have finished: which crossed the induction threshold.
+ * The induction panel's finding once both runs have finished: which crossed the induction threshold; the phase
+ * change of the 2-layer run (the core's sentence: when the score crossed, when the repeat's loss dropped) joins the
+ * evidence when there is one.
  * @param {any} f {done, threshold, model: {crossed, best}, control: {crossed, best}}
+ * @param {any} [phase] the phase finding {done, sentence}
  * @returns {Reading}
  */
-export function inductionReading(f) {
+export function inductionReading(f, phase = null) {
   if (!f) return { ready: false, waiting: 'Train both models in Induction heads.' };
   if (!f.done) return { ready: false, waiting: 'Waiting for both models to finish training.' };
   const { model: m, control: c } = f;
@@ -332,5 +336,5 @@ export function inductionReading(f) {
   const said = (x, name) => `${name}: best last-layer induction score ${x.best.toFixed(2)}` +
     (x.crossed ? `, first at the threshold at step ${x.crossedStep}` : ', never at the threshold');
   return { ready: true, answer, evidence: `Measured by the core against the threshold ${f.threshold}: ` +
-    `${said(m, 'the 2-layer model')}; ${said(c, 'the 1-layer control')}.` };
+    `${said(m, 'the 2-layer model')}; ${said(c, 'the 1-layer control')}.${phase?.done && phase.sentence ? ` ${phase.sentence}` : ''}` };
 }
