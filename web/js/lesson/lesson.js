@@ -55,6 +55,7 @@ export function setupLesson(app, store) {
   }).catch(() => {}).finally(() => {
     loaded = true;
     show();
+    rejudge();
   });
 
   const keep = () => store.putPlan('lesson', progress).catch(() => {});
@@ -69,6 +70,7 @@ export function setupLesson(app, store) {
     keep();
     if (stepProgress(step.id)) openPanels(step);
     show();
+    rejudge();  // runs that finished while another step was shown
     root.querySelector('h3')?.focus();
   }
 
@@ -106,17 +108,21 @@ export function setupLesson(app, store) {
   }
 
   // the judgement of the shown step from the latest findings; kept once the runs have said something
+  // (redrawn only when the judgement changed: the panels publish on every redraw while they train, and a redraw of
+  // the lesson would take the focus and a half-typed prediction away)
   function rejudge() {
     const step = current();
     const p = step && stepProgress(step.id);
-    if (!p || p.predicted === null) return show();
+    if (!p || p.predicted === null) return;
     let reading = step.read(ctx);
     if (reading.ready) p.reading = reading;
     else if (p.reading) reading = p.reading;
     const j = judge(step.prediction(ctx), p.predicted, reading);
     const before = p.judgement;
+    const same = before && before.mark === j.mark && before.sentence === j.sentence && before.evidence === j.evidence;
+    if (same) return;
     if (j.mark !== 'waiting' || !before || before.mark === 'waiting') p.judgement = j;
-    if (j.mark !== 'waiting' && (!before || before.mark !== j.mark || before.evidence !== j.evidence)) {
+    if (j.mark !== 'waiting') {
       p.charts = pictures(step);
       p.settings = settingsOf(step);
       keep();
