@@ -1,0 +1,99 @@
+// Memory: the rule that refuses a run that would not fit a tab (also for the model a checkpoint brings), the set-up
+// that allocates everything a run needs and turns an allocation that fails into a sentence, a model whose buffers
+// survive an allocation that failed half way, and the estimate held against the bytes a run really holds.
+// Allocations are broken and counted through the test binary's own operator new (alloc_hook.hpp).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "alloc_hook.hpp"
+#include "model.hpp"
+#include "prng.hpp"
+#include "run.hpp"
+#include "run_settings.hpp"
+#include "run_util.hpp"
+
+using namespace mha;
+using mha::test::built;
+using mha::test::FailAllocation;
+
+namespace {
+const std::string kText = std::string("the cat sat on the mat. a dog ran in the park. we saw the cat and the dog. ") +
+                          "it was a warm day in may. the sun is out and so are we. ";
+std::string text() {
+    std::string s;
+    for (int i = 0; i < 40; ++i) s += kText;
+    return s;
+}
+// the page's largest heads sizes (H = 64, D = 256, L = 4, T = 128) at batch B, on the text
+RunSettings largest(int batch) {
+    RunSettings s;
+    s.d_model = 256, s.n_heads = 64, s.n_layers = 4, s.context = 128, s.batch = batch, s.steps = 2, s.warmup = 0;
+    s.eval_batches = 1;
+    return s;
+}
+RunSpec spec_of(const RunSettings& s) {
+    RunSpec spec;
+    REQUIRE(to_run_spec(s, spec).empty());
+    spec.text = text();
+    return spec;
+}
+RunSpec small_spec() {
+    RunSettings s;
+    s.d_model = 16, s.n_heads = 4, s.n_layers = 2, s.context = 16, s.batch = 4, s.steps = 6, s.warmup = 0;
+    return spec_of(s);
+}
+std::vector<double> losses(Run& run, int n) {
+    std::vector<double> out;
+    for (const StepResult& r : run.train(n).steps) out.push_back(r.loss);
+    return out;
+}
+}  // namespace
+
+// ---------------------------------------------------------------- allocations that fail
+TEST_CASE("Gpt::reserve grows every buffer it owns after an allocation failed half way", "[memory][alloc]") {
+    ModelConfig cfg;
+    cfg.vocab_size = 11, cfg.d_model = 16, cfg.n_heads = 4, cfg.n_layers = 2, cfg.max_seq_len = 8;
+    const int B = 3, T = 8;
+    std::vector<int> x(B * T), y(B * T);
+    Rng rng(7);
+    for (int i = 0; i < B * T; ++i) x[i] = int(rng.next_u32() % 11), y[i] = int(rng.next_u32() % 11);
+    // a model that never failed: its loss and gradients
+    Gpt<float> fresh(cfg);
+    fresh.init_weights(1);
+    fresh.zero_grad();
+    const float want = fresh.forward(x.data(), y.data(), B, T);
+    fresh.backward();
+    const std::vector<float> want_grads(fresh.grads(), fresh.grads() + fresh.num_params());
+
+    // the k-th allocation of reserve fails, for every k it makes (among them the gradients' buffer after the
+    // activations' grew); then a reserve with memory to spare, and a step, are the fresh model's exactly
+    int failures = 0;
+    for (long k = 1;; ++k) {
+        Gpt<float> m(cfg);
+        m.init_weights(1);
+        bool fired = false;
+        {
+            FailAllocation fail(k);
+            try {
+                m.reserve(B, T);
+            } catch (const std::bad_alloc&) {
+            }
+            fired = fail.fired();
+        }
+        if (!fired) break;
+        ++failures;
+        INFO("allocation " << k << " failed");
+        m.reserve(B, T);
+        CHECK(m.activation_capacity() == activation_elements(cfg, B, T));
+        m.zero_grad();
+        CHECK(m.forward(x.data(), y.data(), B, T) == want);
+        m.backward();
+        CHECK(std::vector<float>(m.grads(), m.grads() + m.num_params()) == want_grads);
+    }
+    CHECK(failures >= 4);  // the views' table, the activations, their gradients, the token ids (and targets)
+}
