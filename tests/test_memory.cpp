@@ -97,3 +97,35 @@ TEST_CASE("Gpt::reserve grows every buffer it owns after an allocation failed ha
     }
     CHECK(failures >= 4);  // the views' table, the activations, their gradients, the token ids (and targets)
 }
+
+TEST_CASE("a set-up that runs out of memory at any allocation is a sentence, leaves no run, and the next trains",
+          "[memory][alloc]") {
+    const RunSpec spec = small_spec();
+    const std::vector<double> want = losses(*built(spec), 4);
+    int failures = 0;
+    for (long k = 1; k < 1000000; ++k) {
+        std::unique_ptr<Run> run;
+        std::string err;
+        bool out_of_memory = false, fired = false;
+        {
+            FailAllocation fail(k);
+            err = make_run(spec, run, &out_of_memory);
+            fired = fail.fired();
+        }
+        if (!fired) {
+            CHECK(err.empty());  // fewer allocations than k: made whole
+            break;
+        }
+        ++failures;
+        INFO("allocation " << k << " of make_run failed: " << err);
+        REQUIRE(run == nullptr);
+        CHECK(out_of_memory);
+        CHECK(err.rfind("There is not enough free memory for this run: at D = 16, H = 4, L = 2, T = 16 and B = 4 it "
+                        "needs about ", 0) == 0);
+        CHECK(err.find("std::") == std::string::npos);
+        // the next set-up, with memory to spare, trains as a run that never failed
+        if (k % 17 == 1) CHECK(losses(*built(spec), 4) == want);
+    }
+    CHECK(failures > 10);
+    CHECK(losses(*built(spec), 4) == want);
+}

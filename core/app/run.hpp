@@ -127,8 +127,10 @@ std::string validate_setup(const RunSpec& spec);
 std::string validate(const RunSpec& spec);
 
 class Run;
-// "" and out set, or the sentence for the user and out empty
-std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+// "" and out set, or the sentence for the user and out empty. Everything a run needs is allocated here, so memory
+// that runs out is a set-up sentence too (what the settings need, and what to change), never a half-built run; then
+// *out_of_memory is set (the page replaces such a worker's module: web/bindings.cpp)
+std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out, bool* out_of_memory = nullptr);
 
 // ---------------------------------------------------------------- what a run reports
 // what the page shows about a run once it is set up
@@ -227,8 +229,10 @@ public:
     const Trainer& trainer() const { return *trainer_; }
 
 private:
-    friend std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+    friend std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out, bool* out_of_memory);
     Run() = default;
+    // make_run's work; model: the model being built (the file's, once it is read), for the out-of-memory sentence
+    static std::string build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConfig& model);
     BatchSampler sampler();
 
     RunSpec spec_;             // as built: model.vocab_size and train.seq_len filled in, checkpoint bytes dropped
