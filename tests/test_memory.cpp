@@ -54,6 +54,24 @@ std::vector<double> losses(Run& run, int n) {
 }
 }  // namespace
 
+// ---------------------------------------------------------------- the rule holds for a checkpoint's model too
+TEST_CASE("a model file is held to the memory rule at the form's batch, naming the batch that fits",
+          "[run][memory]") {
+    // a model of the largest heads sizes, saved small (its weights only), then set up at the form's batch
+    const std::vector<std::uint8_t> file = built(spec_of(largest(1)))->snapshot(false);
+    RunSpec spec = spec_of(RunSettings{});  // the form: the defaults, whose model the file's replaces
+    spec.checkpoint = file;
+    spec.train.batch = 16;  // one more than fits at the file's sizes
+    REQUIRE(validate_setup(spec).empty());  // the form's own model fits at 16
+    REQUIRE(validate_setup(spec_of(largest(15))).empty());
+    std::unique_ptr<Run> run;
+    const std::string refused = make_run(spec, run);
+    CHECK(run == nullptr);
+    CHECK(refused.rfind("This run needs about ", 0) == 0);
+    CHECK(refused.find("a run may use in a browser tab: at these sizes the largest batch that fits is B = 15.") !=
+          std::string::npos);
+}
+
 // ---------------------------------------------------------------- allocations that fail
 TEST_CASE("Gpt::reserve grows every buffer it owns after an allocation failed half way", "[memory][alloc]") {
     ModelConfig cfg;

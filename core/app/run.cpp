@@ -166,6 +166,8 @@ std::string Run::build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConf
         m.vocab_size = V;
     }
     err = config_error(m, t);
+    // the memory rule again, for the model a checkpoint brings (validate_setup saw the form's, or none)
+    if (err.empty()) err = memory_error(m, t.batch);
     if (!err.empty()) return err;
     if (from_file && c.has_optimizer && c.optimizer.step > t.steps)
         return "the checkpoint has already trained " + std::to_string(c.optimizer.step) + " steps, more than the " +

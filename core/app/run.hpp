@@ -122,8 +122,8 @@ constexpr std::uint64_t kRunMemoryLimit = std::uint64_t(1) << 30;
 // memory it needs within kRunMemoryLimit, ...), else the sentence; without the text and the checkpoint, so a form
 // can be checked before there is any
 std::string validate_setup(const RunSpec& spec);
-// validate_setup and the text's size (and for a checkpoint only the text: the model comes from the file); make_run
-// says the same
+// validate_setup and the text's size (and for a checkpoint only the text: the model comes from the file, and
+// make_run holds the file's model to the same rules, memory included); make_run says the same
 std::string validate(const RunSpec& spec);
 
 class Run;
