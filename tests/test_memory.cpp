@@ -61,14 +61,14 @@ TEST_CASE("a model file is held to the memory rule at the form's batch, naming t
     const std::vector<std::uint8_t> file = built(spec_of(largest(1)))->snapshot(false);
     RunSpec spec = spec_of(RunSettings{});  // the form: the defaults, whose model the file's replaces
     spec.checkpoint = file;
-    spec.train.batch = 16;  // one more than fits at the file's sizes
-    REQUIRE(validate_setup(spec).empty());  // the form's own model fits at 16
-    REQUIRE(validate_setup(spec_of(largest(15))).empty());
+    spec.train.batch = 15;  // one more than fits at the file's sizes
+    REQUIRE(validate_setup(spec).empty());  // the form's own model fits at 15
+    REQUIRE(validate_setup(spec_of(largest(14))).empty());
     std::unique_ptr<Run> run;
     const std::string refused = make_run(spec, run);
     CHECK(run == nullptr);
     CHECK(refused.rfind("This run needs about ", 0) == 0);
-    CHECK(refused.find("a run may use in a browser tab: at these sizes the largest batch that fits is B = 15.") !=
+    CHECK(refused.find("a run may use in a browser tab: at these sizes the largest batch that fits is B = 14.") !=
           std::string::npos);
 }
 
@@ -152,11 +152,14 @@ TEST_CASE("a set-up that runs out of memory at any allocation is a sentence, lea
 // Native only: the byte count needs the allocator's block sizes (glibc's malloc_usable_size).
 TEST_CASE("the memory estimate is an upper bound of a run's peak within a factor of 1.7", "[memory][slow]") {
     if (!mha::test::counting_bytes()) return;
-    // three sizes: about 0.1, 0.25 and 0.5 GB estimated
-    RunSettings mid = largest(2), big = largest(6), small;
+    // four sizes of 0.2 to 0.9 GB estimated: a small model at a long batch, the largest heads sizes at two batches
+    // (activations most of it), and a wide model of 25 M parameters at one short sequence (parameters most of it)
+    RunSettings mid = largest(2), big = largest(6), small, wide;
     small.d_model = 128, small.n_heads = 8, small.n_layers = 2, small.context = 128, small.batch = 16;
     small.steps = 2, small.warmup = 0, small.eval_batches = 1;
-    for (const RunSettings& s : {small, mid, big}) {
+    wide = small;
+    wide.d_model = 1024, wide.n_heads = 16, wide.n_layers = 2, wide.context = 16, wide.batch = 1;
+    for (const RunSettings& s : {small, mid, big, wide}) {
         const RunSpec spec = spec_of(s);
         const std::size_t before = mha::test::live_bytes();
         mha::test::reset_peak_bytes();

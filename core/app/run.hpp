@@ -110,8 +110,10 @@ struct EndSample {
 };
 
 // The memory a run of model m at batch B holds at its largest: the parameters, their gradients and AdamW's two
-// moments (4·P floats) and one (B,T) batch's activations and their gradients (2·A floats, model.hpp
-// activation_elements; evaluation reuses them), with room for the rest (the text, token ids, the module itself).
+// moments (4·P floats), one (B,T) batch's activations and their gradients (2·A floats, model.hpp
+// activation_elements; evaluation reuses them), a full snapshot while it is made (Run::snapshot copies the moments
+// out, 2·P, and writes the file of weights and moments, 3·P: 5·P floats; a page's worker takes them as it
+// trains), and room for the rest (the text, token ids, the module itself).
 std::uint64_t run_memory_bytes(const ModelConfig& m, int batch);
 // The most a run may hold: a page's WebAssembly module grows to at most 2 GiB (Emscripten 3.1.6's default with
 // memory growth), and a buffer that grows is briefly there twice; the CLI keeps to it too, so that every run the

@@ -20,7 +20,7 @@ const module = async () => {
   const { default: createMha } = await import(new URL('mha.js', BUILD).href);
   return createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
 };
-// the page's largest heads sizes: H = 64, D = 256, L = 4, T = 128; at most B = 15 fits a tab (memory.test.mjs)
+// the page's largest heads sizes: H = 64, D = 256, L = 4, T = 128; at most B = 14 fits a tab (memory.test.mjs)
 const largest = (mod, batch) => ({ ...mod._constants().defaults, dModel: 256, nHeads: 64, nLayers: 4, context: 128,
   batch, steps: 2, warmup: 0 });
 
@@ -43,13 +43,13 @@ test('a model file that needs more memory at the form\'s batch is refused before
   assert.equal(saved.ok, true);
   const path = join(dir, 'largest.safetensors');
   writeFileSync(path, saved.bytes);
-  // the form's batch, 16: its own small model fits there, the file's does not
-  const p = await openPage('#panel=heads&heads=4&seeds=1&steps=6&batch=16');
+  // the form's batch, 15: its own small model fits there, the file's does not
+  const p = await openPage('#panel=heads&heads=4&seeds=1&steps=6&batch=15');
   try {
     await p.setInputFiles('#c-upload', path);
-    await p.waitForFunction(() => /largest batch that fits is B = 15\./.test(document.getElementById('c-error').textContent));
+    await p.waitForFunction(() => /largest batch that fits is B = 14\./.test(document.getElementById('c-error').textContent));
     const said = (await p.textContent('#c-error')).replace(/\s+/g, ' ');
-    assert.match(said, /^largest\.safetensors: This run needs about \d\.\d\d GB of memory, more than the 1\.00 GB a run may use in a browser tab: at these sizes the largest batch that fits is B = 15\.$/);
+    assert.match(said, /^largest\.safetensors: This run needs about \d\.\d\d GB of memory, more than the 1\.00 GB a run may use in a browser tab: at these sizes the largest batch that fits is B = 14\.$/);
     assert.equal(await p.locator('#c-error').isVisible(), true);
     assert.deepEqual(await pageRuns(p), []);
     assert.equal(p.workers().length, 0, 'a worker was started for a refused file');
@@ -92,7 +92,7 @@ test('a worker whose module runs out of memory ends its run with the sentence; a
     const response = await route.fetch();
     let body = await response.text();
     if (served++ === 0) {
-      const ballast = JSON.stringify(largest(mod, 15));
+      const ballast = JSON.stringify(largest(mod, 14));
       const loading = 'const loading = createMha().then((m) => { mod = m; });';
       assert.ok(body.includes(loading), 'worker.js no longer loads its module as this test expects');
       body = body.replace(loading, `const loading = createMha().then((m) => { mod = m;
