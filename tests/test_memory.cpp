@@ -187,3 +187,25 @@ TEST_CASE("the memory estimate is an upper bound of a run's peak within a factor
         CHECK(double(estimate) <= 1.7 * double(measured));
     }
 }
+
+TEST_CASE("a run made from a file keeps none of the file's bytes", "[memory]") {
+    if (!mha::test::counting_bytes()) {
+        WARN("this allocator cannot say a block's size: nothing measured");
+        return;
+    }
+    RunSettings s;
+    s.d_model = 128, s.n_heads = 4, s.n_layers = 2, s.context = 32, s.batch = 2, s.steps = 4, s.warmup = 0;
+    RunSpec spec = spec_of(s);
+    // what a run holds once made, fresh: weights, gradients, moments, activations, the data
+    std::size_t before = mha::test::live_bytes();
+    std::unique_ptr<Run> fresh = built(spec);
+    const std::size_t fresh_bytes = mha::test::live_bytes() - before;
+    spec.checkpoint = fresh->snapshot(true);  // weights and moments: 3·P floats, 2.4 MB
+    fresh.reset();
+    // made from that file, it holds the same buffers, restored; the file stays the caller's
+    before = mha::test::live_bytes();
+    std::unique_ptr<Run> loaded = built(spec);
+    const std::size_t loaded_bytes = mha::test::live_bytes() - before;
+    INFO("fresh " << fresh_bytes << " bytes, from the file " << loaded_bytes << ", the file " << spec.checkpoint.size());
+    CHECK(loaded_bytes < fresh_bytes + spec.checkpoint.size() / 4);
+}

@@ -135,7 +135,9 @@ std::string Run::build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConf
     std::unique_ptr<Run> run(new Run());
     Run& r = *run;
     r.spec_ = spec;
-    r.spec_.checkpoint.clear();
+    // the file's bytes are the caller's: a run keeps none of them (clear() would keep their capacity, a second copy
+    // of the file for the run's life)
+    std::vector<std::uint8_t>().swap(r.spec_.checkpoint);
     ModelConfig& m = r.spec_.model;
     TrainConfig& t = r.spec_.train;
 
