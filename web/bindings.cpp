@@ -226,7 +226,10 @@ struct RunHandle {
             spec.text = text;
             spec.checkpoint = bytes(checkpoint);
             std::string err = mha::to_run_spec(run_settings(settings), spec);
-            if (err.empty()) err = mha::make_run(spec, run);
+            bool out_of_memory = false;
+            if (err.empty()) err = mha::make_run(spec, run, &out_of_memory);
+            // make_run leaves nothing half built, but this module is replaced all the same (marshal.hpp)
+            if (out_of_memory) throw std::bad_alloc();
             return unless_error(err, [&] { return to_js(run->facts()); });
         });
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <new>
 
 #include "checkpoint.hpp"
 #include "error.hpp"
@@ -51,21 +52,23 @@ std::uint64_t run_memory_bytes(const ModelConfig& m, int batch) {
     const std::uint64_t P = std::uint64_t(table.back().offset) + table.back().size;
     const std::uint64_t A = activation_elements(m, batch, m.max_seq_len);
     constexpr std::uint64_t kRest = std::uint64_t(64) << 20;  // the text and its token ids, the module, the slack
-    return sizeof(float) * (4 * P + 2 * A) + kRest;
+    // TODO: a snapshot that wrote the moments from the Trainer's own buffers would need 3·P, not 5·P
+    return sizeof(float) * (4 * P + 5 * P + 2 * A) + kRest;
 }
 
 namespace {
+
+std::string gb(std::uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1073741824.0);  // GiB, as a browser's memory is counted
+    return std::string(buf);
+}
 
 // "" when a run of m at batch B fits kRunMemoryLimit, else the sentence with the largest batch (or context) that does
 std::string memory_error(ModelConfig m, int batch) {
     if (m.vocab_size < 256) m.vocab_size = 256;  // a text's vocabulary is known only once tokenized: a generous one
     const std::uint64_t need = run_memory_bytes(m, batch);
     if (need <= kRunMemoryLimit) return "";
-    auto gb = [](std::uint64_t bytes) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1073741824.0);  // GiB, as a browser's memory is counted
-        return std::string(buf);
-    };
     const std::string head = "This run needs about " + gb(need) + " of memory, more than the " + gb(kRunMemoryLimit) +
                              " a run may use in a browser tab";
     int B = batch - 1;
@@ -77,6 +80,16 @@ std::string memory_error(ModelConfig m, int batch) {
         return head + ": even one sequence does not fit; at batch 1 the longest context that fits is T = " +
                std::to_string(shorter.max_seq_len) + ".";
     return head + ": choose a smaller model (D or the number of layers).";
+}
+
+// the sentence for a set-up that ran out of memory although the rule above let it through (the machine or the tab
+// has less free than kRunMemoryLimit)
+std::string out_of_memory_error(ModelConfig m, int batch) {
+    if (m.vocab_size < 256) m.vocab_size = 256;
+    return "There is not enough free memory for this run: at D = " + std::to_string(m.d_model) +
+           ", H = " + std::to_string(m.n_heads) + ", L = " + std::to_string(m.n_layers) +
+           ", T = " + std::to_string(m.max_seq_len) + " and B = " + std::to_string(batch) + " it needs about " +
+           gb(run_memory_bytes(m, batch)) + ". Close other programs or tabs, or choose a smaller batch, context or model.";
 }
 
 }  // namespace
@@ -102,14 +115,29 @@ BatchSampler Run::sampler() {
     return [this](Rng& rng, int B, int T, int* x, int* y) { data_.sample_batch(rng, B, T, x, y); };
 }
 
-std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
+std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out, bool* out_of_memory) {
     out.reset();
+    if (out_of_memory) *out_of_memory = false;
+    ModelConfig model = spec.model;
+    try {
+        return Run::build(spec, out, model);
+    } catch (const std::bad_alloc&) {
+        // the run under construction was freed on the way out: nothing of it is left
+        out.reset();
+        if (out_of_memory) *out_of_memory = true;
+        return out_of_memory_error(model, spec.train.batch);
+    }
+}
+
+std::string Run::build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConfig& model) {
     std::string err = validate(spec);
     if (!err.empty()) return err;
     std::unique_ptr<Run> run(new Run());
     Run& r = *run;
     r.spec_ = spec;
-    r.spec_.checkpoint.clear();
+    // the file's bytes are the caller's: a run keeps none of them (clear() would keep their capacity, a second copy
+    // of the file for the run's life)
+    std::vector<std::uint8_t>().swap(r.spec_.checkpoint);
     ModelConfig& m = r.spec_.model;
     TrainConfig& t = r.spec_.train;
 
@@ -119,6 +147,7 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
         err = load_checkpoint(spec.checkpoint.data(), spec.checkpoint.size(), c);
         if (!err.empty()) return err;
         m = c.config;
+        model = m;
     }
     // the vocabulary: the text's characters (or the checkpoint's symbols), or the task's V
     const TaskRow& k = task_row(spec.task);
@@ -140,6 +169,8 @@ std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out) {
         m.vocab_size = V;
     }
     err = config_error(m, t);
+    // the memory rule again, for the model a checkpoint brings (validate_setup saw the form's, or none)
+    if (err.empty()) err = memory_error(m, t.batch);
     if (!err.empty()) return err;
     if (from_file && c.has_optimizer && c.optimizer.step > t.steps)
         return "the checkpoint has already trained " + std::to_string(c.optimizer.step) + " steps, more than the " +

@@ -112,8 +112,10 @@ struct EndSample {
 };
 
 // The memory a run of model m at batch B holds at its largest: the parameters, their gradients and AdamW's two
-// moments (4·P floats) and one (B,T) batch's activations and their gradients (2·A floats, model.hpp
-// activation_elements; evaluation reuses them), with room for the rest (the text, token ids, the module itself).
+// moments (4·P floats), one (B,T) batch's activations and their gradients (2·A floats, model.hpp
+// activation_elements; evaluation reuses them), a full snapshot while it is made (Run::snapshot copies the moments
+// out, 2·P, and writes the file of weights and moments, 3·P: 5·P floats; a page's worker takes them as it
+// trains), and room for the rest (the text, token ids, the module itself).
 std::uint64_t run_memory_bytes(const ModelConfig& m, int batch);
 // The most a run may hold: a page's WebAssembly module grows to at most 2 GiB (Emscripten 3.1.6's default with
 // memory growth), and a buffer that grows is briefly there twice; the CLI keeps to it too, so that every run the
@@ -124,13 +126,15 @@ constexpr std::uint64_t kRunMemoryLimit = std::uint64_t(1) << 30;
 // memory it needs within kRunMemoryLimit, ...), else the sentence; without the text and the checkpoint, so a form
 // can be checked before there is any
 std::string validate_setup(const RunSpec& spec);
-// validate_setup and the text's size (and for a checkpoint only the text: the model comes from the file); make_run
-// says the same
+// validate_setup and the text's size (and for a checkpoint only the text: the model comes from the file, and
+// make_run holds the file's model to the same rules, memory included); make_run says the same
 std::string validate(const RunSpec& spec);
 
 class Run;
-// "" and out set, or the sentence for the user and out empty
-std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+// "" and out set, or the sentence for the user and out empty. Everything a run needs is allocated here, so memory
+// that runs out is a set-up sentence too (what the settings need, and what to change), never a half-built run; then
+// *out_of_memory is set (the page replaces such a worker's module: web/bindings.cpp)
+std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out, bool* out_of_memory = nullptr);
 
 // ---------------------------------------------------------------- what a run reports
 // what the page shows about a run once it is set up
@@ -237,8 +241,10 @@ public:
     const Trainer& trainer() const { return *trainer_; }
 
 private:
-    friend std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out);
+    friend std::string make_run(const RunSpec& spec, std::unique_ptr<Run>& out, bool* out_of_memory);
     Run() = default;
+    // make_run's work; model: the model being built (the file's, once it is read), for the out-of-memory sentence
+    static std::string build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConfig& model);
     BatchSampler sampler();
 
     RunSpec spec_;             // as built: model.vocab_size and train.seq_len filled in, checkpoint bytes dropped

@@ -22,6 +22,7 @@
 #include <map>
 #include <sstream>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -666,6 +667,22 @@ void print_settings(const RunSettings& s) {
     std::cout << "}\n";
 }
 
+// memory that ran out after the set-up (make_run words its own sentence): the settings that needed it, and advice
+std::string out_of_memory_sentence(const Options& o) {
+    std::string what = "this run";
+    const RunSettings s = settings_of_flags(o);
+    RunSpec spec;
+    if (o.on("load")) what = "the model of " + o["load"] + " at batch " + find_setting("batch")->value_text(s);
+    else if (to_run_spec(s, spec).empty()) {
+        const ModelConfig& m = spec.model;
+        what = "a run of D = " + std::to_string(m.d_model) + ", H = " + std::to_string(m.n_heads) + ", L = " +
+               std::to_string(m.n_layers) + ", T = " + std::to_string(m.max_seq_len) + " at batch " +
+               std::to_string(spec.train.batch);
+    }
+    return "out of memory: this machine could not give " + what +
+           " the memory it needs; close other programs, or choose a smaller --batch, --context, --d-model or --layers";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -715,5 +732,11 @@ int main(int argc, char** argv) {
         return train(o);
     } catch (const Error& e) {
         die(e.what());
+    } catch (const std::bad_alloc&) {
+        die(out_of_memory_sentence(o));
+    } catch (const std::exception&) {
+        // its what() names library internals ("vector::_M_range_check"), not anything the user did
+        die("stopped on an internal error (a bug in mha-train, not in your settings): please report it with the "
+            "command line that caused it");
     }
 }

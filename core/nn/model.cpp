@@ -379,15 +379,18 @@ void Gpt<S>::reserve(int B, int T) {
     Acts counted;
     // a batch the set-up accepted fits (run.hpp kRunMemoryLimit), so its count fits a size_t too
     const std::size_t need = static_cast<std::size_t>(act_views(cfg_, nullptr, B, T, counted));
-    if (need > act_buf_.size()) {
-        // the views point into the buffers about to move: forward lays them out again, also when the second
-        // allocation below fails after the first succeeded
+    // each buffer is checked on its own: when an allocation fails after an earlier one succeeded (the activations
+    // grew, their gradients did not), a later call must still grow the one that did not
+    if (need > act_buf_.size() || need > dact_buf_.size()) {
+        // the views point into the buffers about to move: forward lays them out again, also when an allocation
+        // below fails
         B_ = T_ = 0;
-        act_buf_.assign(need, S(0));
-        dact_buf_.assign(need, S(0));
+        if (need > act_buf_.size()) act_buf_.assign(need, S(0));
+        if (need > dact_buf_.size()) dact_buf_.assign(need, S(0));
     }
     const std::size_t BT = std::size_t(B) * std::size_t(T);
-    if (idx_.size() < BT) idx_.resize(BT), targets_.resize(BT);
+    if (idx_.size() < BT) idx_.resize(BT);
+    if (targets_.size() < BT) targets_.resize(BT);
 }
 
 template <class S>

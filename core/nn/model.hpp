@@ -6,6 +6,7 @@
 // tensors (PyTorch names and (out,in) layouts, so checkpoints load in PyTorch). Activations live in one flat
 // buffer sized on the first forward; later steps of the same or smaller (B,T) allocate nothing.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -71,8 +72,9 @@ public:
     // forward would on its first call): a run sizes them when it is made, so that running out of memory is a
     // set-up failure, never a half-built run that fails at its first step. Nothing when they are there already.
     void reserve(int B, int T);
-    // elements of the activation buffer (and of its gradient's): what the largest (B,T) so far needs
-    std::size_t activation_capacity() const { return act_buf_.size(); }
+    // elements of the activation buffer and of its gradient's, whichever is smaller: what the largest (B,T) so far
+    // needs (less when an allocation failed half way)
+    std::size_t activation_capacity() const { return std::min(act_buf_.size(), dact_buf_.size()); }
     // gradients of the last forward's loss, ACCUMULATED into grads(); call zero_grad() first
     void backward();
     void zero_grad();

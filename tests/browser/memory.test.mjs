@@ -22,14 +22,14 @@ const largest = (mod, batch) => ({ ...mod._constants().defaults, dModel: 256, nH
 
 test('the largest accepted run trains and evaluates; one batch more is refused, naming the batch that fits', async () => {
   const mod = await module();
-  const refused = mod._checkRun(largest(mod, 16));
+  const refused = mod._checkRun(largest(mod, 15));
   assert.equal(refused.ok, false);
-  assert.match(refused.error, /^This run needs about \d\.\d\d GB of memory, more than the 1\.00 GB a run may use in a browser tab: at these sizes the largest batch that fits is B = 15\.$/);
+  assert.match(refused.error, /^This run needs about \d\.\d\d GB of memory, more than the 1\.00 GB a run may use in a browser tab: at these sizes the largest batch that fits is B = 14\.$/);
   const run = new mod.Run();
-  assert.equal(run._init(largest(mod, 15), TEXT, null).ok, true);
+  assert.equal(run._init(largest(mod, 14), TEXT, null).ok, true);
   assert.equal(run._train(1).ok, true);
   assert.equal(run._evaluate().ok, true);
-  console.log(`# the B = 15 run: the module's memory ${(mod.HEAPU8.length / 2 ** 20).toFixed(0)} MiB after a step and an evaluation`);
+  console.log(`# the B = 14 run: the module's memory ${(mod.HEAPU8.length / 2 ** 20).toFixed(0)} MiB after a step and an evaluation`);
   assert.ok(mod.HEAPU8.length <= 2 ** 31);
   run.delete();
 });
@@ -40,7 +40,7 @@ test('out of memory: a sentence, then nothing more from that module; a new modul
   let failed = null;
   for (const r of runs) {
     // a run's buffers are allocated when it is made (Gpt::reserve): memory runs out at a set-up, never at a step
-    const init = r._init(largest(mod, 15), TEXT, null);
+    const init = r._init(largest(mod, 14), TEXT, null);
     if (!init.ok) { failed = init; break; }
     assert.equal(r._train(1).ok, true, 'a run that was made could not take a step');
   }

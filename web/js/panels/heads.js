@@ -248,8 +248,13 @@ export function setupHeads(app) {
     // set up as a run of that task, whichever task this panel shows), at least as many steps as it has trained
     const model = checkpointSettings(bytes, settings);
     if (model.ok === false) return report(model.error);
-    const { task, symbols, offsets: list, vocab, segMin, segMax, nHeads } = model.settings;
-    const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, nHeads, steps: Math.max(settings.steps, model.step) };
+    const { task, symbols, offsets: list, vocab, segMin, segMax, dModel, nHeads, nKvHeads, nLayers, context, mlp, variant } = model.settings;
+    const own = { ...settings, task, symbols, offsets: list, vocab, segMin, segMax, dModel, nHeads, nKvHeads, nLayers,
+      context, mlp, variant, steps: Math.max(settings.steps, model.step) };
+    // the file's model at the form's batch, held to the core's rules (its memory among them) before a worker starts:
+    // the sentence names the largest batch or context that fits
+    const refused = refusal([checkRun(own)]);
+    if (refused) return report(`${file.name}: ${refused}`);
     let text;
     try {
       text = !taskRow(task).text ? '' : app.state.corpus === 'pasted' ? ui.text.value : await loadCorpus();
