@@ -13,16 +13,12 @@ export const STEP_RUNS = { scale: ['#b-start', 'breakit'], heads: ['#c-start', '
  */
 export async function trainStep(p, id) {
   const [button, done] = STEP_RUNS[id];
-  // Look inside prunes the models there are (the heads step's H = 8 ones); it trains first only when there are none
-  if (id === 'inside' && await p.locator('#i-prune').isEnabled()) return prune(p);
   await p.click(button);
   const go = p.locator('#c-confirm-go, #n-confirm-go').filter({ visible: true });
   if (await go.count()) await go.first().click();
   await p.waitForSelector(`html[data-${done}="done"]`, { timeout: 60 * 60 * 1000 });
-  if (id === 'inside') await prune(p);
-}
-
-async function prune(p) {
+  if (id !== 'inside') return;
+  // Look inside prunes the H = 8 models just trained
   await p.click('#i-prune');
   await p.waitForFunction(async () => !!(await import(new URL('build/js/findings.js', location.href).href)).latestFinding('pruning'),
     undefined, { timeout: 10 * 60 * 1000 });

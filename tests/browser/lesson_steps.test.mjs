@@ -77,12 +77,16 @@ test('the offsets task: the reach steps are paired by seed and judged by the cor
 
 test('pruning: the number of heads the core says can go, within one head; cannot tell is no judgement', () => {
   const p = { kind: /** @type {'number'} */ ('number'), min: 0, max: 16, tolerance: 1, unit: 'heads' };
-  const r = pruningReading({ removable: 9, outcome: 'removable', seeds: 3, threshold: 0.1, sentence: 'Nine heads can go.' });
+  const f = { H: 8, task: 'char', removable: 9, outcome: 'removable', seeds: 3, threshold: 0.1, sentence: 'Nine heads can go.' };
+  const r = pruningReading(f);
   assert.equal(judge(p, 9, r).mark, 'right');
   assert.match(judge(p, 10, r).sentence, /within 1 of it/);
   assert.equal(judge(p, 11, r).mark, 'wrong');
-  assert.equal(judge(p, 3, pruningReading({ removable: 2, outcome: 'cannot-tell', seeds: 2, threshold: 0.1 })).mark, 'undecided');
+  assert.equal(judge(p, 3, pruningReading({ ...f, removable: 2, outcome: 'cannot-tell', seeds: 2 })).mark, 'undecided');
   assert.equal(pruningReading(null).ready, false);
+  // the pruning of another model (the offsets task's, H = 1) is not this question's answer
+  assert.equal(pruningReading({ ...f, task: 'offsets' }).ready, false);
+  assert.equal(pruningReading({ ...f, H: 1 }).ready, false);
 });
 
 test('induction: which model crossed the threshold, once both have finished', () => {

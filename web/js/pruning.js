@@ -11,12 +11,12 @@ import { constants, taskRow } from './engine.js';
  *   importance: number[], order: number[], loss: number[]}} PruningCurve  one run's pruning (Run.pruneHeads) with
  *   its seed and label: importance (L·H, layer-major), order (L·H head indices l·H + h, least important first),
  *   loss (L·H + 1, k = 0 … L·H heads off)
- * @typedef {{H: number, L: number, seeds: number, seedList: number[], steps: number, threshold: number,
+ * @typedef {{H: number, L: number, task: string, seeds: number, seedList: number[], steps: number, threshold: number,
  *   removable: number, risesAt: number, outcome: PruningOutcome, sentence: string, headsRemaining: number[],
  *   curves: number[][], meanCurve: number[], rise: Array<{mean: number, low: number, high: number}>,
  *   importance: number[][], order: number[][]}} PruningFinding
- *   what publishFinding('pruning', …) carries. L layers of H heads; seeds: how many runs (seedList: their seeds, in
- *   the order of curves); steps: the budget they trained for; threshold: nats; removable: how many heads can surely
+ *   what publishFinding('pruning', …) carries. L layers of H heads, trained on task; seeds: how many runs
+ *   (seedList: their seeds, in the order of curves); steps: the budget they trained for; threshold: nats; removable: how many heads can surely
  *   go, least important first, before the loss rises by more than threshold (0 with one seed); risesAt: the first
  *   number of heads off whose rise is surely above it (−1: none); outcome: what the next head does (PruningOutcome);
  *   sentence: the core's answer in words. Per number of heads off k = 0 … L·H: headsRemaining[k] = L·H − k,
@@ -52,12 +52,13 @@ export function pruningPeers(chosen, all) {
  * @param {PruningCurve[]} curves (S) one per seed, in the order the verdict judged them
  * @param {PruningVerdict} verdict the core's, on these curves
  * @param {number} steps the budget the runs trained for
+ * @param {string} task the task the runs trained on (the core's name: 'char', 'offsets', …)
  * @returns {PruningFinding}
  */
-export function pruningFinding(curves, verdict, steps) {
+export function pruningFinding(curves, verdict, steps, task) {
   const n = verdict.L * verdict.H;
   return {
-    H: verdict.H, L: verdict.L, seeds: curves.length, seedList: curves.map((c) => c.seed), steps,
+    H: verdict.H, L: verdict.L, task, seeds: curves.length, seedList: curves.map((c) => c.seed), steps,
     threshold: verdict.threshold, removable: verdict.removable, risesAt: verdict.risesAt, outcome: verdict.outcome,
     sentence: verdict.sentence,
     headsRemaining: Array.from({ length: n + 1 }, (_, k) => n - k),

@@ -158,13 +158,9 @@ export const STEPS = [
   },
   {
     id: 'inside', title: 'Looking inside: pruning heads', panel: ['heads', 'inside'],
-    run: 'Press “Prune the heads” in Look inside below (train H = 8 in Heads, compared first if there is no H = 8 model ' +
-      'yet): the core switches the heads of every seed\'s H = 8 model off one by one, least important first.',
-    // the heads step's H = 8 models serve when they are there; otherwise the step trains H = 8 alone
-    settings: ({ finding }) => {
-      const f = finding('heads');
-      return f?.task === 'char' && f.heads.includes(8) ? { ctask: 'char', irun: 8 } : { ctask: 'char', heads: [8], irun: 8 };
-    },
+    run: 'Press “Train” in Heads, compared below (H = 8 on the text), then “Prune the heads” in Look inside: the core ' +
+      'switches the heads of every seed\'s model off one by one, least important first.',
+    settings: () => ({ ctask: 'char', heads: [8], irun: 8 }),
     question: ({ core }) => {
       const L = core.constants().presets.heads.settings.nLayers;
       return `A model with ${L} layers of 8 heads (${8 * L} heads). Switching heads off one at a time, least important ` +
@@ -308,11 +304,12 @@ export function offsetsReading(f, core) {
 
 /**
  * Look inside's pruning finding: how many heads can go before the loss rises by the threshold, over seeds.
- * @param {any} f {removable, outcome: 'removable'|'rises'|'cannot-tell', seeds, threshold, sentence}
+ * @param {any} f {H, task, removable, outcome: 'removable'|'rises'|'cannot-tell', seeds, threshold, sentence}
  * @returns {Reading}
  */
 export function pruningReading(f) {
-  if (!f) return { ready: false, waiting: 'Train H = 8, then press “Prune the heads” in Look inside.' };
+  // the question is about the heads comparison's H = 8 model: a pruning of another run (an offsets model, H = 4) waits
+  if (!f || f.H !== 8 || f.task !== 'char') return { ready: false, waiting: 'Train H = 8 on the text, then press “Prune the heads” in Look inside.' };
   /** @type {Reading} */
   const r = { ready: true, answer: f.outcome === 'cannot-tell' ? null : f.removable,
     evidence: f.sentence ?? `${f.removable} heads could go before the loss rose by ${f.threshold} nats (${f.seeds} seeds).` };

@@ -66,7 +66,7 @@ export function setupPruning(app, runs) {
       return;
     }
     view.update({ curves, verdict });
-    publishFinding('pruning', pruningFinding(curves, verdict, run.settings.steps));
+    publishFinding('pruning', pruningFinding(curves, verdict, run.settings.steps, run.settings.task));
     describe();
     ui.status.textContent = `Pruned ${curves.length} run${curves.length === 1 ? '' : 's'} (seeds ` +
       `${curves.map((c) => c.seed).join(', ')}) at step ${[...new Set(curves.map((c) => c.step))].join(', ')}.`;
