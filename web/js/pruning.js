@@ -15,14 +15,14 @@ import { constants, taskRow } from './engine.js';
  *   removable: number, risesAt: number, outcome: PruningOutcome, sentence: string, headsRemaining: number[],
  *   curves: number[][], meanCurve: number[], rise: Array<{mean: number, low: number, high: number}>,
  *   importance: number[][], order: number[][]}} PruningFinding
- *   what publishFinding('pruning', …) carries. L layers of H heads, trained on task; seeds: how many runs
- *   (seedList: their seeds, in the order of curves); steps: the budget they trained for; threshold: nats; removable: how many heads can surely
- *   go, least important first, before the loss rises by more than threshold (0 with one seed); risesAt: the first
- *   number of heads off whose rise is surely above it (−1: none); outcome: what the next head does (PruningOutcome);
- *   sentence: the core's answer in words. Per number of heads off k = 0 … L·H: headsRemaining[k] = L·H − k,
- *   curves[s][k] each seed's validation loss, meanCurve[k] their mean, rise[k] the mean rise over loss(0) and its
- *   95% t-interval (±Infinity with one seed). importance[s] (L·H, layer-major) and order[s] (head indices
- *   l·H + h, least important first) per seed.
+ *   what publishFinding('pruning', …) carries. L layers of H heads, trained on task; seeds: how many runs (seedList:
+ *   their seeds, in the order of curves); steps: the budget they trained for; threshold: nats; removable: how many
+ *   heads can surely go, least important first, before the loss rises by more than threshold (0 with one seed);
+ *   risesAt: the first number of heads off whose rise is surely above it (−1: none); outcome: what the next head does
+ *   (PruningOutcome); sentence: the core's answer in words. Per number of heads off k = 0 … L·H: headsRemaining[k] =
+ *   L·H − k, curves[s][k] each seed's validation loss, meanCurve[k] their mean, rise[k] the mean rise over loss(0) and
+ *   its 95% t-interval (±Infinity with one seed). importance[s] (L·H, layer-major) and order[s] (head indices l·H + h,
+ *   least important first) per seed.
  */
 
 /**
