@@ -82,7 +82,15 @@ test('pruning: the number of heads the core says can go, within one head; cannot
   assert.equal(judge(p, 9, r).mark, 'right');
   assert.match(judge(p, 10, r).sentence, /within 1 of it/);
   assert.equal(judge(p, 11, r).mark, 'wrong');
-  assert.equal(judge(p, 3, pruningReading({ ...f, removable: 2, outcome: 'cannot-tell', seeds: 2 })).mark, 'undecided');
+  // 13 surely go, the 14th cannot tell, the 15th surely raises the loss: the answer is 13 or 14
+  const open = pruningReading({ ...f, L: 2, removable: 13, risesAt: 15, outcome: 'cannot-tell', seeds: 12 });
+  assert.deepEqual(open.ready && open.range, [13, 14]);
+  assert.deepEqual([12, 13, 14, 15, 16, 0].map((v) => judge(p, v, open).mark),
+    ['undecided', 'right', 'right', 'undecided', 'wrong', 'wrong']);
+  assert.match(judge(p, 13, open).sentence, /the core measured 13 to 14 heads so far, within 1 of all of it/);
+  // one seed: nothing is known, every prediction waits for seeds
+  const oneSeed = pruningReading({ ...f, L: 2, removable: 0, risesAt: -1, outcome: 'cannot-tell', seeds: 1 });
+  assert.deepEqual([0, 8, 16].map((v) => judge(p, v, oneSeed).mark), ['undecided', 'undecided', 'undecided']);
   assert.equal(pruningReading(null).ready, false);
   // the pruning of another model (the offsets task's, H = 1) is not this question's answer
   assert.equal(pruningReading({ ...f, task: 'offsets' }).ready, false);

@@ -26,6 +26,18 @@ export function words(p, value) {
 export function judge(p, predicted, reading) {
   if (reading.ready === false) return { mark: 'waiting', sentence: reading.waiting, answer: null, evidence: '', more: null };
   const { answer, evidence } = reading;
+  // a number the runs have narrowed to a range (lo … hi) without deciding it: a prediction within the tolerance of
+  // every value in it is right whatever the rest turns out to be, one beyond the tolerance of every value is wrong
+  if (answer === null && p.kind === 'number' && reading.range) {
+    const [lo, hi] = reading.range, v = Number(predicted);
+    const said = `“${words(p, predicted)}”; the core measured ${lo === hi ? words(p, lo) : `${lo} to ${words(p, hi)}`} so far`;
+    if (v >= hi - p.tolerance && v <= lo + p.tolerance) {
+      return { mark: 'right', answer: null, evidence, more: null, sentence: `You predicted ${said}, within ${p.tolerance} of all of it.` };
+    }
+    if (v < lo - p.tolerance || v > hi + p.tolerance) {
+      return { mark: 'wrong', answer: null, evidence, more: null, sentence: `You predicted ${said}, more than ${p.tolerance} away from all of it.` };
+    }
+  }
   if (answer === null) {
     const more = reading.more ?? null;
     return { mark: 'undecided', answer, evidence, more,

@@ -13,7 +13,8 @@
  * @typedef {{kind: 'choice', choices: Choice[]} | {kind: 'number', min: number, max: number, tolerance: number,
  *            unit: string}} Prediction
  * @typedef {{ready: false, waiting: string}
- *   | {ready: true, answer: string|number|null, evidence: string, more?: {setting: string, seeds: number}}} Reading
+ *   | {ready: true, answer: string|number|null, evidence: string, more?: {setting: string, seeds: number},
+ *      range?: [number, number]}} Reading  range: a number not decided yet, narrowed to lo … hi
  * @typedef {{headLayout: Function, workedExample: Function, parameterLedger: Function, compareOverSeeds: Function,
  *            constants: Function}} Core  the engine.js functions a reading may call
  * @typedef {{state: object, finding: (kind: string) => any, core: Core}} Context
@@ -313,7 +314,11 @@ export function pruningReading(f) {
   /** @type {Reading} */
   const r = { ready: true, answer: f.outcome === 'cannot-tell' ? null : f.removable,
     evidence: f.sentence ?? `${f.removable} heads could go before the loss rose by ${f.threshold} nats (${f.seeds} seeds).` };
-  if (r.answer === null) r.more = { setting: 'seeds', seeds: Math.min(16, Math.max(2, f.seeds * 2)) };
+  if (r.answer === null) {
+    // at least `removable` can go; at most the heads before the first that surely raises the loss (or all of them)
+    r.range = [f.removable, f.risesAt > 0 ? f.risesAt - 1 : f.L * f.H];
+    r.more = { setting: 'seeds', seeds: Math.min(16, Math.max(2, f.seeds * 2)) };
+  }
   return r;
 }
 
