@@ -10,7 +10,7 @@ import { PruningView } from '../views/pruning_view.js';
 const $ = (id) => document.getElementById(id);
 
 /**
- * @param {{readable: (msg: string) => string}} app
+ * @param {{readable: (msg: string) => string, shows: (panel: string) => boolean}} app
  * @param {{current: () => any, allRuns: () => any[]}} runs the chosen run, and every run there is to look at
  * @returns {{onRunsChanged: () => void, onChosen: () => void, onReset: () => void}}
  */
@@ -35,7 +35,8 @@ export function setupPruning(app, runs) {
     const seeds = peers.map((r) => r.settings.seed);
     ui.status.textContent = peers.length > 1
       ? `${peers.length} runs of this kind: seeds ${seeds.join(', ')}.`
-      : 'One run of this kind: its curve, but no verdict over seeds (train 3 or more seeds in panel 4 for one).';
+      // (no panel named: Look inside may be embedded alone, where a loaded file is the only run)
+      : `One run of this kind: its curve, but no verdict over seeds (train 3 or more seeds${app.shows('heads') ? ' in panel 4' : ''} for one).`;
     ui.command.textContent = pruneCommand(run.settings, peers.length, seeds[0]);
   }
 
