@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pairedDifferences, summariseCurves, valueAt } from '../../web/js/curve_math.js';
+import { tickLabels } from '../../web/js/views/seed_words.js';
 
 const curve = (step, loss) => ({ step, loss });
 
@@ -44,4 +45,11 @@ test('pairedDifferences: each setting minus the first on the same seed, then ove
   const [late] = pairedDifferences([groups[0], { runs: [run(1, [4, 3.1]), { settings: { seed: 2 }, val: curve([0], [4]) }], grid }], 11);
   assert.equal(late.n[10], 1);
   assert.ok(Math.abs(late.mean[10] - 0.1) < 1e-12);
+});
+
+test('the differences axis: as many decimals as the ticks\' spacing needs, a real minus sign, zero as 0', () => {
+  assert.deepEqual(tickLabels(null, [0.0004, 0.0002, 0, -0.0002, -0.0004]), ['0.0004', '0.0002', '0', '−0.0002', '−0.0004']);
+  assert.deepEqual(tickLabels(null, [-0.02, 0, 0.02]), ['−0.02', '0', '0.02']);
+  assert.deepEqual(tickLabels(null, [-0.005, 0, 0.005, 0.01]), ['−0.005', '0', '0.005', '0.010']);
+  assert.deepEqual(tickLabels(null, [0, 1, 2]), ['0', '1', '2']);
 });

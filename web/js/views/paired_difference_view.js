@@ -4,6 +4,7 @@
 // differences are a hundredth of the losses, so on the losses' own axes (SeedCurvesView) the curves lie on top of
 // each other; here they are the whole chart. The same colours and dashes as the losses chart (series_style.js).
 import { pairedDifferences } from '../curve_math.js';
+import { tickLabels } from './seed_words.js';
 import { seriesStyle } from './series_style.js';
 import { ALPHA, AUX, nearestPoint, SIZE } from './seed_curves_view.js';
 import { UPlotChart } from './uplot_chart.js';
@@ -65,7 +66,7 @@ export class PairedDifferenceView extends UPlotChart {
     return {
       width: this.width(), height: this.size.height,
       scales: { x: { time: false } },
-      axes: [{ label: 'training step' }, { label: `minus ${reference} (nats per ${unit})`, size: 60 }],
+      axes: [{ label: 'training step' }, { label: `minus ${reference} (nats per ${unit})`, size: 60, values: tickLabels }],
       series,
       bands,
       cursor: { drag: { x: true, y: false }, dataIdx: nearestPoint },

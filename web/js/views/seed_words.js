@@ -33,3 +33,19 @@ export function outcomeWords(d, margin) {
   if (d.outcome === 'equivalent') return `no effect over ${margin.toFixed(3)}`;
   return 'cannot tell yet';
 }
+
+/**
+ * The difference axis's tick labels, with as many decimals as their spacing needs: early in training the differences
+ * are a ten-thousandth of a nat, and uPlot's own labels then read "0, −0, −0". A real minus sign; zero as "0".
+ * @param {any} u the plot
+ * @param {number[]} splits the tick values
+ * @returns {string[]}
+ */
+export function tickLabels(u, splits) {
+  const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) : 1;
+  const decimals = Math.min(8, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+  return splits.map((v) => {
+    const t = Math.abs(v).toFixed(decimals);
+    return Number(t) === 0 ? '0' : `${v < 0 ? '−' : ''}${t}`;
+  });
+}
