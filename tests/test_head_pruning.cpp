@@ -23,23 +23,8 @@ using mha::test::built;
 
 namespace {
 
-// a small learnable text (as test_run.cpp's), about 3,000 characters
-std::string small_text() {
-    const char* lines[] = {"the cat sat on the mat. ", "a dog ran in the park. ", "we saw the cat and the dog. ",
-                           "it was a warm day in may. ", "the sun is out and so are we. "};
-    std::string s;
-    for (int i = 0; i < 24; ++i) s += lines[(i * 3) % 5], s += lines[i % 5];
-    return s;
-}
-
-// L = 2 layers of H = 4 heads (8 heads), D = 16, trained 60 steps: the heads differ enough to order
-RunSpec small_spec() {
-    RunSpec s;
-    s.model.d_model = 16, s.model.n_heads = 4, s.model.n_layers = 2, s.model.max_seq_len = 16;
-    s.train.batch = 4, s.train.steps = 60, s.train.warmup = 5, s.train.lr = 1e-2, s.train.min_lr = 1e-3, s.train.seed = 3;
-    s.text = small_text();
-    return s;
-}
+// L = 2 layers of H = 4 heads (8 heads), D = 16, trained 60 steps (run_util.hpp): the heads differ enough to order
+RunSpec small_spec() { return mha::test::text_spec(); }
 
 std::vector<float> weights(const Run& run) {
     const Gpt<float>& m = run.model();

@@ -15,6 +15,7 @@
 
 using namespace mha;
 using mha::test::built;
+using mha::test::text_spec;
 
 namespace {
 ModelConfig trace_model() {
@@ -30,20 +31,6 @@ std::vector<int> some_ids(int T, int V) {
 std::vector<std::string> numbers(const std::vector<int>& ids) {
     std::vector<std::string> s;
     for (int id : ids) s.push_back(std::to_string(id));
-    return s;
-}
-std::string small_text() {
-    const char* lines[] = {"the cat sat on the mat. ", "a dog ran in the park. ", "we saw the cat and the dog. ",
-                           "it was a warm day in may. ", "the sun is out and so are we. "};
-    std::string s;
-    for (int i = 0; i < 24; ++i) s += lines[(i * 3) % 5], s += lines[i % 5];
-    return s;
-}
-RunSpec text_spec() {
-    RunSpec s;
-    s.model.d_model = 16, s.model.n_heads = 4, s.model.n_layers = 2, s.model.max_seq_len = 16;
-    s.train.batch = 4, s.train.steps = 60, s.train.warmup = 5, s.train.lr = 1e-2, s.train.min_lr = 1e-3, s.train.seed = 3;
-    s.text = small_text();
     return s;
 }
 }  // namespace

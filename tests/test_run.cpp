@@ -20,32 +20,12 @@
 
 using namespace mha;
 using mha::test::built;
+using mha::test::small_model;
+using mha::test::small_text;
+using mha::test::small_train;
+using mha::test::text_spec;
 
 namespace {
-// a small learnable text: a few sentences repeated with variations, about 3,000 characters
-std::string small_text() {
-    const char* lines[] = {"the cat sat on the mat. ", "a dog ran in the park. ", "we saw the cat and the dog. ",
-                           "it was a warm day in may. ", "the sun is out and so are we. "};
-    std::string s;
-    for (int i = 0; i < 24; ++i) s += lines[(i * 3) % 5], s += lines[i % 5];
-    return s;
-}
-ModelConfig small_model(int H = 4) {
-    ModelConfig m;
-    m.d_model = 16, m.n_heads = H, m.n_layers = 2, m.max_seq_len = 16;
-    return m;
-}
-TrainConfig small_train() {
-    TrainConfig t;
-    t.batch = 4, t.steps = 60, t.warmup = 5, t.lr = 1e-2, t.min_lr = 1e-3, t.seed = 3;
-    return t;
-}
-RunSpec text_spec(const ModelConfig& m = small_model(), const TrainConfig& t = small_train(),
-                  const std::string& text = small_text()) {
-    RunSpec s;
-    s.model = m, s.train = t, s.text = text;
-    return s;
-}
 // make_run's sentence for spec ("" when it builds)
 std::string run_error(const RunSpec& spec) {
     std::unique_ptr<Run> r;
