@@ -1,5 +1,5 @@
 // Allocations the Catch2 suite can break and count: the test binary replaces every form of operator new and delete
-// (alloc_hook.cpp), as tests/fuzz/fuzz_run.cpp does for the fuzzer.
+// (alloc_hook.cpp); tests/fuzz/fuzz_run.cpp links the same file.
 //   mha::test::FailAllocation fail(3);      // the 3rd allocation from now throws std::bad_alloc (once)
 //   mha::test::reset_peak_bytes();  ...;  std::size_t peak = mha::test::peak_bytes() - before;
 #pragma once
