@@ -2,23 +2,17 @@
 //   - the largest run the core accepts at the page's largest heads sizes trains and evaluates, and one batch more is
 //     refused with a sentence that names the batch that fits (core/app/run.hpp, run_memory_bytes);
 //   - an allocation failure (forced: three such runs in one module, past its 2 GiB) is a sentence in the user's
-//     terms when the run is made (everything a step needs is allocated then), and the module is not used again: every later call answers the same sentence (a half-resized buffer
-//     under an old view would read out of bounds), while a new module, as a new worker holds, trains. runs.js ends
-//     such a worker (FROM_WORKER.failed with outOfMemory).
+//     terms when the run is made (everything a step needs is allocated then), and the module is not used again:
+//     every later call answers the same sentence (a half-resized buffer under an old view would read out of
+//     bounds), while a new module, as a new worker holds, trains. runs.js ends such a worker (FROM_WORKER.failed
+//     with outOfMemory).
 //   node --test tests/browser/memory.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { largestRun, pageModule as module, TEXT } from './page_module.mjs';
 
-const BUILD = new URL('../../public/build/', import.meta.url);
-const TEXT = 'In the beginning God created the heaven and the earth. '.repeat(400);
-const module = async () => {
-  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
-  return createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
-};
-// the page's largest heads sizes: H = 64, D = 256, L = 4, T = 128 (at B = 64 about 1.9 GB ran out in a worker)
-const largest = (mod, batch) => ({ ...mod._constants().defaults, dModel: 256, nHeads: 64, nLayers: 4, context: 128,
-  batch, steps: 5, warmup: 0 });
+// at B = 64 about 1.9 GB ran out in a worker
+const largest = (mod, batch) => largestRun(mod, batch, 5);
 
 test('the largest accepted run trains and evaluates; one batch more is refused, naming the batch that fits', async () => {
   const mod = await module();

@@ -7,22 +7,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { largestRun, pageModule as module, TEXT } from './page_module.mjs';
 import { pageSession } from './page_session.mjs';
 
 const { openPage, consoleErrors } = pageSession({ timeout: 60_000 });
-const BUILD = new URL('../../public/build/', import.meta.url);
-const TEXT = 'In the beginning God created the heaven and the earth. '.repeat(400);
-// the page's module under node, as a worker holds it: what these tests make their files with
-const module = async () => {
-  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
-  return createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
-};
-// the page's largest heads sizes: H = 64, D = 256, L = 4, T = 128; at most B = 14 fits a tab (memory.test.mjs)
-const largest = (mod, batch) => ({ ...mod._constants().defaults, dModel: 256, nHeads: 64, nLayers: 4, context: 128,
-  batch, steps: 2, warmup: 0 });
+// at most B = 14 fits a tab at the page's largest heads sizes (memory.test.mjs)
+const largest = (mod, batch) => largestRun(mod, batch, 2);
 
 let dir = '', mod = null;
 before(async () => {
