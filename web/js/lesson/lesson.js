@@ -49,7 +49,7 @@ export function setupLesson(app, store) {
   const current = () => steps().find((s) => s.id === progress.current) ?? steps()[0];
   const stepProgress = (id) => progress.steps[id] ?? null;
 
-  const loading = store.load('lesson').then((records) => {
+  store.load('lesson').then((records) => {
     const kept = /** @type {any} */ (records.find((r) => /** @type {any} */ (r).kind === 'plan'))?.plan;
     if (kept && typeof kept.current === 'string' && kept.steps && typeof kept.steps === 'object') progress = kept;
   }).catch(() => {}).finally(() => {
@@ -92,19 +92,18 @@ export function setupLesson(app, store) {
     });
   }
 
-  // what the step's runs were (for the report)
+  // what the step's runs were (for the report), by the panel that trained them
   function settingsOf(step) {
     const s = app.state;
-    const runs = {
-      scale: `Break it, canonical and ${s.variants.join(', ')}, ${s.bsteps} steps, seeds ${s.bseed}–${s.bseed + s.bseeds - 1}`,
-      break: `Break it, canonical and ${s.variants.join(', ')}, ${s.bsteps} steps, seeds ${s.bseed}–${s.bseed + s.bseeds - 1}`,
-      heads: `Heads, compared, H = ${s.heads.join(', ')}, ${s.steps} steps, seeds ${s.cseed}–${s.cseed + s.seeds - 1}`,
-      inside: `Heads, compared, H = ${s.heads.join(', ')}, ${s.steps} steps, seeds ${s.cseed}–${s.cseed + s.seeds - 1}`,
-      offsets: `the offsets task, H = ${s.oheads.join(', ')}, seeds ${s.cseed}–${s.cseed + s.oseeds - 1}`,
-      induction: `Induction heads, ${s.ntask} setting, ${s.nsteps} steps, seed ${s.nseed}`,
-      worked: `the worked example's X and weights as in the panel`,
-    };
-    return runs[step.id] ?? '';
+    const seeds = (first, n) => `seeds ${first}–${first + n - 1}`;
+    if (step.panel.includes('break')) return `Break it, canonical and ${s.variants.join(', ')}, ${s.bsteps} steps, ${seeds(s.bseed, s.bseeds)}`;
+    if (step.panel.includes('heads')) {
+      return s.ctask === 'offsets' ? `the offsets task, H = ${s.oheads.join(', ')}, ${seeds(s.cseed, s.oseeds)}`
+        : `Heads, compared, H = ${s.heads.join(', ')}, ${s.steps} steps, ${seeds(s.cseed, s.seeds)}`;
+    }
+    if (step.panel.includes('induction')) return `Induction heads, ${s.ntask} setting, ${s.nsteps} steps, seed ${s.nseed}`;
+    if (step.panel.includes('worked')) return 'the worked example\'s X and weights as in the panel';
+    return '';
   }
 
   // the judgement of the shown step from the latest findings; kept once the runs have said something
@@ -311,5 +310,5 @@ export function setupLesson(app, store) {
     return box;
   }
 
-  return { show, loading, record };
+  return { show };
 }
