@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "benchmark.hpp"
+#include "run_util.hpp"
 
 using namespace mha;
 
@@ -52,4 +53,21 @@ TEST_CASE("training_step_flops agrees with a call-by-call count of the step's ma
             INFO("H=" << c.n_heads << " Hkv=" << c.kv_heads() << " mlp=" << c.mlp << " T=" << T);
             CHECK(training_step_flops(c, 16, T) == Approx(count_matmul_calls(c, 16, T)).epsilon(1e-12));
         }
+}
+
+TEST_CASE("a run's facts state its training step's flops: the call-by-call count at its own B and T", "[bench][run]") {
+    // the page's efficiency figures (scripts/bench_page.mjs) multiply these by the steps each run trained
+    RunSpec offsets;
+    offsets.task = Task::offsets;
+    offsets.model.d_model = 16, offsets.model.n_heads = 4, offsets.model.n_layers = 1, offsets.model.max_seq_len = 16;
+    offsets.model.mlp = false;
+    offsets.train.batch = 4, offsets.train.steps = 10, offsets.train.warmup = 0;
+    offsets.offsets.symbols = 2, offsets.offsets.offsets = {1, 4};
+    ModelConfig wide = mha::test::small_model(2);
+    wide.max_seq_len = 12;
+    for (const RunSpec& spec : {offsets, mha::test::text_spec(), mha::test::text_spec(wide)}) {
+        const RunFacts f = mha::test::built(spec)->facts();
+        INFO("task " << int(spec.task) << " T=" << f.model.max_seq_len << " B=" << f.train.batch);
+        CHECK(f.step_flops == Approx(count_matmul_calls(f.model, spec.train.batch, spec.model.max_seq_len)).epsilon(1e-12));
+    }
 }

@@ -204,7 +204,7 @@ inline val to_js(const mha::RunFacts& f) {
     r.set("stepsDone", f.steps_done), r.set("params", static_cast<double>(f.params));
     r.set("trainTokens", static_cast<double>(f.train_tokens)), r.set("valTokens", static_cast<double>(f.val_tokens));
     r.set("unknownChars", f.unknown_chars), r.set("baselineLoss", f.baseline_loss);
-    r.set("divergenceLimit", f.divergence_limit);
+    r.set("divergenceLimit", f.divergence_limit), r.set("stepFlops", f.step_flops);
     const std::string task = mha::task_name(f.task);
     r.set("task", task);
     // the task's own settings (segMin, segMax, ...; the settings table's task column)

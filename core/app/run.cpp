@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <new>
 
+#include "benchmark.hpp"
 #include "checkpoint.hpp"
 #include "error.hpp"
 
@@ -363,6 +364,7 @@ RunFacts Run::facts() const {
     f.unknown_chars = unknown_;
     f.baseline_loss = baseline_;
     f.divergence_limit = divergence_limit();
+    f.step_flops = training_step_flops(f.model, f.train.batch, f.train.seq_len);
     return f;
 }
 

@@ -151,6 +151,7 @@ struct RunFacts {
     int unknown_chars = 0;                          // characters of the text outside the checkpoint's vocabulary
     double baseline_loss = 0;   // what context-free guessing reaches: the task's baseline (TaskRow)
     double divergence_limit = 0;  // kDivergenceFactor · ln V
+    double step_flops = 0;        // the matmul flops of one training step (benchmark.hpp training_step_flops)
 };
 
 // the steps of one train() call
