@@ -36,4 +36,6 @@ declare var mhaDebug: {
   breakRuns(): any[];
   inductionRuns(): any[];
   crash(key: string): void;
+  /** costs.js pageCosts: the main thread's milliseconds by part so far */
+  costs(): Record<string, number>;
 };

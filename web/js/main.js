@@ -2,6 +2,7 @@
 // reads the settings from the URL, binds the controls of the reshape and attention panels, sets up the other panels
 // (panels/*.js), and keeps the URL hash equal to the current settings. Embedding: ?embed=1 drops the page chrome,
 // hide=… removes controls, and a framed page reports its height to the parent with postMessage.
+import { pageCosts } from './costs.js';
 import { attentionDemo, attentionParams, constants, headLayout, loadEngine, ORDERS } from './engine.js';
 import { downloadsOffReason, switchDownloadsOff } from './frame_downloads.js';
 import { latestFinding } from './findings.js';
@@ -296,6 +297,8 @@ globalThis.mhaDebug = {
   breakRuns: () => panels.break?.runs() ?? [],
   inductionRuns: () => panels.induction?.runs() ?? [],
   crash: (key) => app.runs.get(key)?.crash(),
+  /** the main thread's milliseconds by part so far (costs.js), for scripts/bench_page.mjs */
+  costs: () => pageCosts.totals(),
 };
 
 // Runs live only in this page: a reload or a link away would lose every trained model, so a page holding any asks

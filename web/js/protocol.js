@@ -51,8 +51,11 @@
  *   every snapshotEvery steps and at the end: weights only (for scrubbing), and with the AdamW state (for recovery)
  * @typedef {{type: 'diverged', step: number, loss: number, limit: number}} DivergedMessage
  *   the loss of step blew up (above limit, or not finite); the run paused itself
- * @typedef {{type: 'done', stepsDone: number, seconds: number, sample: string}} DoneMessage
- *   the schedule ended (or stop): the core's end sample
+ * @typedef {{type: 'done', stepsDone: number, seconds: number, sample: string, spent: Record<string, number>,
+ *            bootMs: number}} DoneMessage
+ *   the schedule ended (or stop): the core's end sample; spent: the worker's milliseconds by part since its start
+ *   (costs.js: module, init, train, evaluate, induction, trace, snapshot, finish); bootMs: from the worker's creation
+ *   to its script running
  * @typedef {{type: 'causality', when: 'init'|'trained', step: number, report: object}} CausalityMessage
  *   with settings.causality: the core's causality check ({T, causal, nLeaks, leaks, depends}) on the random
  *   weights at set-up and on the trained ones at the end
@@ -90,7 +93,7 @@ const FROM_WORKER_FIELDS = {
   val: ['step', 'loss'],
   snapshot: ['step', 'weights', 'full'],
   diverged: ['step', 'loss', 'limit'],
-  done: ['stepsDone', 'seconds', 'sample'],
+  done: ['stepsDone', 'seconds', 'sample', 'spent', 'bootMs'],
   causality: ['when', 'step', 'report'],
   swap: ['step', 'own', 'swapped'],
   induction: ['step', 'measurement', 'probe'],

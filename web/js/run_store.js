@@ -24,6 +24,7 @@
 // Where IndexedDB is missing or refused (a sandboxed frame without its own origin, some browsers from file://,
 // private mode, storage switched off or full), openRunStore resolves to a store whose `reason` says why, and the
 // page works as before without keeping anything.
+import { pageCosts } from './costs.js';
 import { RUN_EVENT } from './protocol.js';
 
 /** The most the store holds, in bytes. */
@@ -395,6 +396,10 @@ export class RunKeeper {
 
   /** Saves one run now (nothing for a run without a snapshot yet, or one that failed). */
   save(run) {
+    return pageCosts.timed('store', () => this.#saveNow(run));
+  }
+
+  #saveNow(run) {
     const o = this.owner.get(run);
     if (!o || this.dropped.has(run)) return Promise.resolve();
     o.last = Date.now();

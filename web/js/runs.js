@@ -2,6 +2,7 @@
 // page draws — curves, snapshots, status, the sample — so that a worker that dies is replaced by a new one that
 // continues from the last full snapshot, and the curves are kept. It speaks to its worker in the messages of
 // protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
+import { pageCosts } from './costs.js';
 import { opaqueOrigin } from './data.js';
 import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
@@ -104,6 +105,10 @@ export class Run {
     this.trained = 0;         // steps trained so far, over every worker (recomputed steps count twice)
     this.wallStart = performance.now();  // wall time counts from the click: worker start-up included
     this.wallSeconds = 0;     // wall time from start to done
+    /** when (performance.now(), ms) its worker was set up, first told to train and ended: 0 until then */
+    this.timeline = { readyAt: 0, startedAt: 0, doneAt: 0 };
+    /** the last worker's milliseconds by part (protocol.js DoneMessage spent, bootMs), once it is done */
+    this.spent = null;
     this.sample = '';
     /** the core's causality check: on the random weights at set-up, and on the trained ones at the end */
     this.causality = { init: null, trained: null };
@@ -193,7 +198,7 @@ export class Run {
     w.onmessage = (e) => {
       if (w !== this.worker) return;
       this.heardAt = performance.now();
-      this.#receive(e.data);
+      pageCosts.timed('receive', () => this.#receive(e.data));
     };
     w.onerror = (e) => {
       e.preventDefault();
@@ -215,6 +220,7 @@ export class Run {
       clearTimeout(timeout);
       if (w !== this.worker) return;
       if (!r.ok) return this.#fail(r.error);
+      this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
         // back from the browser's store: the worker measured again what the run already holds (ignored, below);
         // a finished run's worker has its final weights only, so the run keeps its own step count
@@ -334,6 +340,8 @@ export class Run {
         this.stepsDone = msg.stepsDone;
         this.seconds = this.secondsBefore + msg.seconds;
         this.wallSeconds = (performance.now() - this.wallStart) / 1000;
+        this.timeline.doneAt = performance.now();
+        this.spent = { ...msg.spent, boot: msg.bootMs };
         return this.#emit(RUN_EVENT.done);
       case FROM_WORKER.causality:
         this.causality[msg.when] = { step: msg.step, ...msg.report };
@@ -417,6 +425,7 @@ export class Run {
     this.status = 'running';
     this.wantRunning = true;
     this.held = false;
+    this.timeline.startedAt ||= performance.now();
     toWorker(this.worker, TO_WORKER.start);
     this.#emit(RUN_EVENT.status);
   }
@@ -543,7 +552,7 @@ export function drawScheduler(draw, ms) {
     const wait = now ? 0 : Math.max(0, every - (performance.now() - lastDraw));
     timer = setTimeout(() => {
       timer = 0;
-      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); draw(); });
+      frame = requestAnimationFrame(() => { frame = 0; lastDraw = performance.now(); pageCosts.timed('draw', draw); });
     }, wait);
   }
 }

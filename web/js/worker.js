@@ -5,7 +5,14 @@
 // the Run (model, AdamW state, data, validation batches) and, once the page looks inside, an Inspector attached to
 // it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
+import { costTally } from './costs.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
+
+// where this worker's time goes, by part (sent with done, for scripts/bench_page.mjs); bootMs: from the worker's
+// creation (its timeOrigin) to this script running: the fetch and evaluation of its modules
+const costs = costTally();
+const bootMs = performance.now();
+const timed = costs.timed;
 
 const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
@@ -26,7 +33,10 @@ let snapshotEvery = 30;
 let stepsPerChunk = 1;
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 
-const loading = createMha().then((m) => { mod = m; });
+const loading = createMha().then((m) => {
+  mod = m;
+  costs.add('module', performance.now() - bootMs);  // the module's fetch, compilation and instantiation
+});
 
 // this file runs in a worker, whose global scope posts to the page; the type check knows `self` only as a Window
 // (jsconfig.json: the DOM's types), whose postMessage takes a target origin
@@ -42,7 +52,7 @@ function init(msg) {
   free();
   settings = msg.settings;
   run = new mod.Run();
-  const facts = run._init(settings, msg.text, msg.checkpoint ?? null);
+  const facts = timed('init', () => run._init(settings, msg.text, msg.checkpoint ?? null));
   if (!facts.ok) {
     free();
     return facts;
@@ -65,15 +75,15 @@ function init(msg) {
 // the validation loss (on the induction task also its scores, on every task the head trace) of the weights now;
 // returns the evaluation
 function measure() {
-  const val = run._evaluate();
+  const val = timed('evaluate', () => run._evaluate());
   if (val.ok) post(FROM_WORKER.val, { step: run._stepsDone(), loss: val.loss });
-  if (probed) postInduction();
-  postTrace();
+  if (probed) timed('induction', postInduction);
+  timed('trace', postTrace);
   return val;
 }
 
 function postCausality(when) {
-  const report = run._causality();
+  const report = timed('causality', () => run._causality());
   if (report.ok) post(FROM_WORKER.causality, { when, step: run._stepsDone(), report }, [report.leaks.buffer, report.depends.buffer]);
 }
 
@@ -105,6 +115,10 @@ function free() {
 }
 
 function postSnapshot() {
+  timed('snapshot', postSnapshotNow);
+}
+
+function postSnapshotNow() {
   const weights = run._snapshot(false), full = run._snapshot(true);
   if (!weights.ok || !full.ok) return;
   post(FROM_WORKER.snapshot, { step: full.step, weights: weights.bytes, full: full.bytes }, [weights.bytes.buffer, full.bytes.buffer]);
@@ -118,6 +132,7 @@ function loop() {
   const t0 = performance.now();
   const r = run._train(stepsPerChunk);
   const dt = (performance.now() - t0) / 1000;
+  costs.add('train', 1000 * dt);
   if (!r.ok) {
     status = 'paused';
     post(FROM_WORKER.failed, { error: r.error, outOfMemory: r.outOfMemory === true });
@@ -143,6 +158,12 @@ function loop() {
 
 // own: the evaluation of the final weights, just measured
 function finish(own) {
+  const sample = timed('finish', () => finishNow(own));
+  post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample, spent: costs.totals(), bootMs });
+}
+
+// the checks and the sample at the end; returns the sample
+function finishNow(own) {
   status = 'done';
   if (settings.causality) postCausality('trained');
   if (settings.swapCheck) {
@@ -151,7 +172,7 @@ function finish(own) {
     else post(FROM_WORKER.failed, { error: own.error ?? swapped.error });
   }
   const s = run._endSample();
-  post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample: s.ok ? s.text : '' });
+  return s.ok ? s.text : '';
 }
 
 // ---------------------------------------------------------------- looking inside
