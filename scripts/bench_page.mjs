@@ -4,13 +4,18 @@
 //   - the module's size: public/build/mha.wasm raw, gzip -9 and brotli (what a course host would send);
 //   - the first heatmap: performance.mark('mha-first-heatmap') of web/js/main.js (the attention panel's heatmaps
 //     are drawn), in ms from navigation start, on loads in a fresh browser profile each, from 127.0.0.1;
-//   - the heads panel's comparison as a student starts it (the default settings: H = 1, 4 and 8, twelve seeds, 300
-//     steps each, tiny-char's model, as many runs at once as the machine has cores; "Train anyway" when the page
-//     asks first, as it does before a first run of over two minutes): the wall time from the click
-//     to the comparison's verdict, each run's training time and tokens/s, and the memory of a training worker:
-//     its wasm memory (the module's own report) and its JS heap (Runtime.getHeapUsage over the DevTools protocol),
-//     the largest sampled every few seconds while the runs train.
-//   node scripts/bench_page.mjs [--quick]     (--quick: 2 loads, a 24-step comparison with one seed)
+//   - each default experiment of the lesson as a student starts it (the heads comparison: H = 1, 4 and 8, twelve
+//     seeds, 300 steps each; the offsets task; Break it; induction heads; as many runs at once as the machine has
+//     cores; "Train anyway" when the page asks first, as it does before a first run of over two minutes): the wall
+//     time from the click to the verdict, and what it is made of: each run's timeline (set up, started, ended), its
+//     worker's milliseconds by part (web/js/costs.js: module, init, train, evaluate, trace, snapshot, ...), its
+//     steps and the flops of each (the core's figure), and the main thread's busy time (the DevTools protocol's
+//     Performance metrics, and the page's own tally: receiving, drawing, saving). tests/bench/page_efficiency.mjs
+//     turns them into the page table of scripts/bench (page efficiency, machine limit, breakdown);
+//   - for the heads comparison also the memory of a training worker: its wasm memory (the module's own report) and
+//     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds.
+//   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N]
+//     --quick: 2 loads and tiny budgets (a smoke run); --repeat: each experiment N times, each in a fresh browser
 // Progress goes to stderr; the pages' console errors and any request off the machine are in the JSON. Exits non-zero
 // if anything fails to run; a slow figure is a figure, never a failure.
 import { readFileSync } from 'node:fs';
@@ -19,10 +24,25 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { launchChromium, watchPage } from './chromium.mjs';
 import { startServer } from './serve.mjs';
 
-const quick = process.argv.includes('--quick');
-const LOADS = quick ? 2 : 5;
-const COMPARISON = quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads';  // else the page's defaults
-const HEAP_EVERY_MS = quick ? 1000 : 5000;
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const REPEAT = Math.max(1, Number(option('--repeat') ?? 1) | 0);
+const only = option('--only')?.split(',');
+const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  // --loads 0: no first-heatmap loads
+// The default experiments of the lesson, each as a student starts it (the page's defaults; --quick: tiny budgets).
+// runs: the mhaDebug list of the experiment's runs; heaps: sample the workers' JS heaps while it trains.
+const EXPERIMENTS = [
+  { name: 'heads', title: 'heads comparison', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads',
+    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', heads: true },
+  { name: 'offsets', title: 'offsets task', hash: quick ? 'panel=heads&ctask=offsets&oseeds=1' : 'panel=heads&ctask=offsets',
+    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
+  { name: 'break', title: 'Break it', hash: quick ? 'panel=break&bsteps=24&bseeds=1' : 'panel=break',
+    start: '#b-start', done: 'html[data-breakit="done"]', runs: 'breakRuns' },
+  { name: 'induction', title: 'induction heads', hash: quick ? 'panel=induction&nsteps=60' : 'panel=induction',
+    start: '#n-start', done: 'html[data-induction="done"]', runs: 'inductionRuns' },
+].map((e) => ({ ...e, heaps: e.heads === true }));
+const HEAP_EVERY_MS = quick ? 1000 : 10_000;
 const WASM = fileURLToPath(new URL('../public/build/mha.wasm', import.meta.url));
 
 const say = (msg) => process.stderr.write(`bench_page: ${msg}\n`);
@@ -86,51 +106,75 @@ async function workerHeaps(cdp) {
   return heaps;
 }
 
-/** the heads comparison, started as a student starts it: wall time, each run's figures, the workers' memory */
-async function comparison(base) {
+/**
+ * One default experiment, started as a student starts it: the wall time from the click to the verdict, each run's
+ * figures and timeline (performance.now() of the page, ms: created, set up, started, ended) with its worker's
+ * milliseconds by part (costs.js), the main thread's busy time over the experiment (the DevTools protocol's
+ * Performance metrics) and the page's own tally of it; for the heads comparison also the workers' memory.
+ * @param {string} base the site's URL
+ * @param {typeof EXPERIMENTS[number]} exp
+ */
+async function experiment(base, exp) {
   const browser = await launchChromium();
   try {
     const page = await browser.context.newPage();
     watchPage(page, seen);
-    await page.goto(`${base}#${COMPARISON}`);
+    await page.goto(`${base}#${exp.hash}`);
     await page.waitForSelector('html[data-ready="true"]', { timeout: 60_000 });
     const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const mainThread = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics
+      .filter((m) => /Duration$/.test(m.name)).map((m) => [m.name, m.value]));
+    const before = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
     const t0 = Date.now();
-    await page.click('#c-start');
-    if (await page.locator('#c-confirm').isVisible()) await page.click('#c-confirm-go');
-    // the heaps every HEAP_EVERY_MS (each sample attaches to every worker: sampling every second slowed the
-    // comparison, docs/experiments.md, "Speed of the page"); between samples, wait for the verdict, which ends the
-    // wait at once
-    const verdict = page.locator('html[data-comparison="done"]');
+    const clickAt = await page.evaluate(() => performance.now());
+    await page.click(exp.start);
+    const go = page.locator('[id$="-confirm-go"]').filter({ visible: true });
+    if (await go.count()) await go.first().click();
+    // the heads comparison samples the workers' heaps every HEAP_EVERY_MS (each sample attaches to every worker:
+    // sampling every second slowed the comparison, docs/experiments.md, "Speed of the page"); between samples, and in
+    // the other experiments, wait for the verdict, which ends the wait at once
+    const verdict = page.locator(exp.done);
     let jsHeapUsed = 0, jsHeapTotal = 0, samples = 0;
     for (;;) {
-      for (const h of await workerHeaps(cdp)) {
-        jsHeapUsed = Math.max(jsHeapUsed, h.usedSize);
-        jsHeapTotal = Math.max(jsHeapTotal, h.totalSize);
-        samples += 1;
+      if (exp.heaps) {
+        for (const h of await workerHeaps(cdp)) {
+          jsHeapUsed = Math.max(jsHeapUsed, h.usedSize);
+          jsHeapTotal = Math.max(jsHeapTotal, h.totalSize);
+          samples += 1;
+        }
       }
       // a timeout only means no verdict yet; any other error (the page gone, say) ends the benchmark
-      const shown = await verdict.waitFor({ timeout: HEAP_EVERY_MS }).then(() => true, (e) => {
+      const shown = await verdict.waitFor({ timeout: exp.heaps ? HEAP_EVERY_MS : 30 * 60_000 }).then(() => true, (e) => {
         if (e.name !== 'TimeoutError') throw e;
         return false;
       });
       if (shown) break;
-      if (Date.now() - t0 > 20 * 60_000) throw new Error('the comparison did not finish within 20 minutes');
+      if (Date.now() - t0 > 30 * 60_000) throw new Error(`${exp.name}: no verdict within 30 minutes`);
     }
+    const verdictAt = await page.evaluate(() => performance.now());
     const wallS = (Date.now() - t0) / 1000;
-    const runs = await page.evaluate(() => globalThis.mhaDebug.runs().map((r) => ({
-      heads: r.settings.nHeads, seed: r.settings.seed, status: r.status, steps: r.stepsDone,
-      d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context, batch: r.settings.batch,
-      train_s: r.seconds, wall_s: r.wallSeconds, wasm_memory_bytes: r.heapBytes,
-    })));
+    const after = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
+    const runs = await page.evaluate((list) => globalThis.mhaDebug[list]().map((r) => ({
+      key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
+      task: r.facts?.task, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
+      batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
+      wasm_memory_bytes: r.heapBytes, created_ms: r.wallStart, ready_ms: r.timeline.readyAt,
+      started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent,
+    })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
     return {
-      settings: COMPARISON, cores, wall_s: wallS,
-      runs: runs.map((r) => ({ ...r, tokens_per_s: r.train_s > 0 ? (r.steps * r.batch * r.context) / r.train_s : null })),
-      worker_memory: {
+      name: exp.name, title: exp.title, settings: exp.hash, cores, wall_s: wallS, click_ms: clickAt, verdict_ms: verdictAt,
+      // seconds of the main thread's tasks (TaskDuration), and of scripts, layout and style within them
+      main_thread_s: delta(before.metrics, after.metrics),
+      // milliseconds of the page's own tally: receiving the workers' messages, drawing, saving runs
+      page_ms: delta(before.costs, after.costs),
+      runs: runs.map((r) => ({ ...r, tokens_per_s: r.train_s > 0 ? (r.trained * r.batch * r.context) / r.train_s : null })),
+      worker_memory: exp.heaps ? {
         wasm_bytes_max: Math.max(...runs.map((r) => r.wasm_memory_bytes)),
         js_heap_used_bytes_max: jsHeapUsed, js_heap_total_bytes_max: jsHeapTotal, js_heap_samples: samples,
-      },
+      } : null,
     };
   } finally {
     await browser.close();
@@ -144,9 +188,14 @@ try {
   const loads = [];
   for (let i = 0; i < LOADS; ++i) loads.push(await firstHeatmapMs(url));
   if (!loads.every(Number.isFinite)) throw new Error(`the page set no mha-first-heatmap mark (${loads.join(', ')})`);
-  result.first_heatmap = { loads_ms: loads, median_ms: median(loads) };
-  say(`the heads comparison (#${COMPARISON}): click, then wait for its verdict`);
-  result.comparison = await comparison(url);
+  result.first_heatmap = loads.length ? { loads_ms: loads, median_ms: median(loads) } : null;
+  result.experiments = [];
+  for (const exp of EXPERIMENTS.filter((e) => !only || only.includes(e.name))) {
+    for (let i = 0; i < REPEAT; ++i) {
+      say(`${exp.title} (#${exp.hash})${REPEAT > 1 ? `, ${i + 1} of ${REPEAT}` : ''}: click, then wait for its verdict`);
+      result.experiments.push(await experiment(url, exp));
+    }
+  }
   result.console_errors = seen.errors;
   result.foreign_requests = seen.foreign;
   process.stdout.write(`${JSON.stringify(result)}\n`);

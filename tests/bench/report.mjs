@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { pageEfficiency, PARTS, range } from './page_efficiency.mjs';
 
 // ---------------------------------------------------------------- arguments and inputs
 const argv = process.argv.slice(2);
@@ -45,6 +46,10 @@ const TARGET_WASM_GZIP_BYTES = 400 * 1024;      // the module under 400 KB gzipp
 const TARGET_FIRST_HEATMAP_MS = 1500;           // the first heatmap within 1.5 s of load, from localhost
 const TARGET_WORKER_BYTES = 100 * 1024 * 1024;  // a training worker under 100 MB for tiny-char
 const TARGET_COMPARISON_S = 60;                 // the H = 1/4/8 comparison at 300 steps within a minute
+// issue 33's: the page as efficient as its kernels
+const TARGET_PAGE_EFFICIENCY = 0.9;             // pure training / wall, every default experiment
+const TARGET_OVER_LIMIT = 1.5;                  // the heads comparison within 1.5x of its machine limit
+const TARGET_LESSON_S = 300;                    // the four default experiments of the lesson under 5 minutes
 
 // ---------------------------------------------------------------- formatting
 const LABEL = 40;
@@ -57,6 +62,7 @@ const ms = (x) => num(x, x < 10 ? 2 : 1);
 const pct = (x) => `${Math.round(x * 100)}%`;
 const kilo = (x) => (x >= 1000 ? `${(x / 1000).toFixed(1)}k` : x.toFixed(0));
 const times = (r) => `${r.toFixed(2)}x`;
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const workloadOf = (t) => t.workload ?? 'tiny-char';  // bench_torch.py's entries are tiny-char
 const trainingKey = (t) => `${workloadOf(t)} H=${t.heads}`;
 
@@ -299,25 +305,66 @@ out();
 // ---------------------------------------------------------------- the page (scripts/bench_page.mjs)
 const kB = (b) => `${(b / 1024).toFixed(0)} KB`;
 const MB = (b) => `${+(b / 1024 / 1024).toFixed(1)} MB`;
-const comparisonRuns = page?.comparison?.runs ?? [];
-const workerBytes = page ? page.comparison.worker_memory.wasm_bytes_max + page.comparison.worker_memory.js_heap_total_bytes_max : NaN;
 const line = (label, text) => out(pad(label, LABEL) + text);  // a label, then text of any length
 const span = (xs, f) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+// one core's wasm ceiling in Chromium: the median of the ceilings measured between its training steps, else the
+// run's best peak loop (scripts/bench_chromium.mjs)
+const besides = (byKey.chromium?.training ?? []).map((t) => t.peak_beside_gflops).filter(Number.isFinite);
+const ceiling = besides.length ? range(besides).median : byKey.chromium?.peak_gflops ?? NaN;
+const ceilingSource = besides.length ? "the median of Chromium's ceilings between its training steps" : "Chromium's peak loop";
+// the experiments by name, each measured once or more (--repeat), in the order first met
+const experiments = new Map();
+for (const e of page?.experiments ?? []) experiments.set(e.name, [...(experiments.get(e.name) ?? []), e]);
+const efficiencies = new Map([...experiments].map(([name, list]) => [name, list.map((e) => pageEfficiency(e, ceiling))]));
+// a figure over the repeats: "12.3" once, "12.3 (11.9–12.8)" as median (min–max) over several
+const over = (list, f, digits = 1) => {
+  const r = range(list.map(f));
+  return r.n > 1 ? `${num(r.median, digits)} (${num(r.min, digits)}–${num(r.max, digits)})` : num(r.median, digits);
+};
+const overPct = (list, f) => {
+  const r = range(list.map(f));
+  return r.n > 1 ? `${pct(r.median)} (${pct(r.min)}–${pct(r.max)})` : Number.isFinite(r.median) ? pct(r.median) : dash;
+};
+const headsRuns = experiments.get('heads')?.[0]?.runs ?? [];
+const heapOf = (e) => (e.worker_memory ? e.worker_memory.wasm_bytes_max + e.worker_memory.js_heap_total_bytes_max : NaN);
+const workerBytes = page ? Math.max(...(experiments.get('heads') ?? []).map(heapOf)) : NaN;
 if (page) {
-  const c = page.comparison;
-  const heads = [...new Set(comparisonRuns.map((r) => r.heads))].join(', ');
-  const seeds = new Set(comparisonRuns.map((r) => r.seed)).size;
-  const first = comparisonRuns[0] ?? {};
   out(`the page (scripts/bench_page.mjs: public/ as built, in headless Chromium, from 127.0.0.1)`);
   line('  module (public/build/mha.wasm)', `${kB(page.module.bytes)}; gzip -9 ${kB(page.module.gzip_bytes)}; brotli ${kB(page.module.brotli_bytes)}`);
-  line('  first heatmap after load', `${num(page.first_heatmap.median_ms, 0)} ms, median of ${page.first_heatmap.loads_ms.length} loads ` +
-    `in a fresh profile each (${span(page.first_heatmap.loads_ms, (x) => num(x, 0))} ms; performance mark 'mha-first-heatmap')`);
-  line('  heads comparison, as started', `#${c.settings}: H = ${heads}, ${seeds} seed${seeds === 1 ? '' : 's'} each, ${first.steps} steps ` +
-    `(D=${first.d_model}, L=${first.layers}, T=${first.context}, B=${first.batch}) on ${c.cores} cores: ${num(c.wall_s)} s from the click to the verdict`);
-  line('    each run', `training ${span(comparisonRuns.map((r) => r.train_s), (x) => `${num(x)} s`)}, ` +
-    `${span(comparisonRuns.map((r) => r.tokens_per_s), kilo)} tokens/s; all ${comparisonRuns.every((r) => r.status === 'done') ? 'done' : 'NOT done'}`);
-  line('  a training worker\'s memory', `wasm ${MB(c.worker_memory.wasm_bytes_max)} (largest run) + JS heap ` +
-    `${MB(c.worker_memory.js_heap_total_bytes_max)} (largest of ${c.worker_memory.js_heap_samples} samples, allocated)`);
+  if (page.first_heatmap) {
+    line('  first heatmap after load', `${num(page.first_heatmap.median_ms, 0)} ms, median of ${page.first_heatmap.loads_ms.length} loads ` +
+      `in a fresh profile each (${span(page.first_heatmap.loads_ms, (x) => num(x, 0))} ms; performance mark 'mha-first-heatmap')`);
+  }
+  const anyRepeat = [...experiments.values()].some((l) => l.length > 1);
+  const cores = page.experiments?.[0]?.cores;
+  out(`  the default experiments, each from the click to its verdict on ${cores} cores (one worker per core)` +
+    `${anyRepeat ? '; over repeats: median (min–max)' : ''}`);
+  out(`    machine limit = the runs' steps × each step's flops (the core's count) / (${cores} × ${num(ceiling)} GFLOP/s, ${ceilingSource})`);
+  out(`    pure training = the workers' training seconds / ${cores}; page efficiency = pure training / wall`);
+  out(row('    experiment (runs × steps)', ['wall s', 'pure training s', 'page efficiency', 'machine limit s', 'wall / limit', 'main thread s']));
+  for (const [name, list] of experiments) {
+    const effs = efficiencies.get(name);
+    const e0 = list[0];
+    const steps = [...new Set(e0.runs.map((r) => r.steps))].join('/');
+    out(row(`    ${e0.title ?? name} (${e0.runs.length} × ${steps})`, [over(effs, (f) => f.wall), over(effs, (f) => f.pure),
+      overPct(effs, (f) => f.efficiency), over(effs, (f) => f.limit), over(effs, (f) => f.overLimit, 2), over(effs, (f) => f.mainThread)]));
+    if (!effs.every((f) => f.complete)) out('      some runs did not end with their figures: the breakdown leaves them out');
+  }
+  out('    where the wall time goes, seconds per slot (each part summed over the runs / the slots; they add up to the wall):');
+  for (const [name, list] of experiments) {
+    const effs = efficiencies.get(name);
+    const parts = PARTS.map(([key, label]) => ({ label, r: range(effs.map((f) => f.parts[key])) })).filter((p) => Math.abs(p.r.median) >= 0.05);
+    out(`      ${list[0].title ?? name}: ${parts.map((p) => `${p.label} ${num(p.r.median)}`).join(', ')}`);
+    const pm = range(effs.map((f) => f.mainThread)).median;
+    const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
+    out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
+      `drawing ${num(tally('draw'))}, saving ${num(tally('store'))}`);
+  }
+  const mem = experiments.get('heads')?.find((e) => e.worker_memory)?.worker_memory;
+  if (mem) {
+    line('  a training worker\'s memory', `wasm ${MB(mem.wasm_bytes_max)} (largest run) + JS heap ` +
+      `${MB(mem.js_heap_total_bytes_max)} (largest of ${mem.js_heap_samples} samples, allocated)`);
+  }
   for (const [what, list] of [['console errors', page.console_errors], ['requests off the machine', page.foreign_requests]])
     if (list?.length) line(`  ${what}`, `${list.length}: ${list.slice(0, 3).join(' | ')}`);
   out();
@@ -378,15 +425,37 @@ for (const p of present.filter((x) => x.data.matmuls?.length)) {
 }
 
 if (page) {
-  const c = page.comparison;
   const defaults = !page.quick;
   out(`  ${verdict(page.module.gzip_bytes <= TARGET_WASM_GZIP_BYTES)} the module under ${kB(TARGET_WASM_GZIP_BYTES)} gzipped (${kB(page.module.gzip_bytes)})`);
-  out(`  ${verdict(page.first_heatmap.median_ms <= TARGET_FIRST_HEATMAP_MS)} the first heatmap within ${TARGET_FIRST_HEATMAP_MS / 1000} s of load on localhost ` +
-    `(median ${num(page.first_heatmap.median_ms, 0)} ms)`);
-  out(`  ${verdict(workerBytes <= TARGET_WORKER_BYTES)} a training worker under ${MB(TARGET_WORKER_BYTES)} for tiny-char ` +
-    `(${MB(workerBytes)}: the largest wasm memory plus the largest JS heap)`);
-  out(`  ${verdict(defaults ? c.wall_s <= TARGET_COMPARISON_S : null)} the H = 1/4/8 comparison at 300 steps within a minute` +
-    `${defaults ? ` (${num(c.wall_s)} s, the page's default of ${new Set(comparisonRuns.map((r) => r.seed)).size} seeds per H)` : ' (--quick: a short comparison)'}`);
+  if (page.first_heatmap) {
+    out(`  ${verdict(page.first_heatmap.median_ms <= TARGET_FIRST_HEATMAP_MS)} the first heatmap within ${TARGET_FIRST_HEATMAP_MS / 1000} s of load on localhost ` +
+      `(median ${num(page.first_heatmap.median_ms, 0)} ms)`);
+  }
+  if (Number.isFinite(workerBytes)) {
+    out(`  ${verdict(workerBytes <= TARGET_WORKER_BYTES)} a training worker under ${MB(TARGET_WORKER_BYTES)} for tiny-char ` +
+      `(${MB(workerBytes)}: the largest wasm memory plus the largest JS heap)`);
+  }
+  const median = (name, f) => range((efficiencies.get(name) ?? []).map(f)).median;
+  const judged = (ok) => verdict(defaults ? ok : null);
+  const quickNote = ' (--quick: tiny budgets)';
+  for (const [name, list] of experiments) {
+    const eff = median(name, (f) => f.efficiency);
+    out(`  ${judged(eff >= TARGET_PAGE_EFFICIENCY)} page efficiency >= ${pct(TARGET_PAGE_EFFICIENCY)}: ${list[0].title ?? name} ` +
+      `${Number.isFinite(eff) ? pct(eff) : dash}${defaults ? '' : quickNote}`);
+  }
+  if (experiments.has('heads')) {
+    const r = median('heads', (f) => f.overLimit);
+    out(`  ${judged(r <= TARGET_OVER_LIMIT)} the heads comparison within ${TARGET_OVER_LIMIT}x of its machine limit (${num(r, 2)}x: ` +
+      `${num(median('heads', (f) => f.wall))} s against ${num(median('heads', (f) => f.limit))} s)${defaults ? '' : quickNote}`);
+    out(`  ${judged(median('heads', (f) => f.wall) <= TARGET_COMPARISON_S)} the H = 1/4/8 comparison at its defaults within a minute` +
+      ` (${num(median('heads', (f) => f.wall))} s, ${new Set(headsRuns.map((r) => r.seed)).size} seeds per H)${defaults ? '' : quickNote}`);
+  }
+  const all = ['heads', 'offsets', 'break', 'induction'];
+  if (all.every((n) => experiments.has(n))) {
+    const total = sum(all.map((n) => median(n, (f) => f.wall)));
+    out(`  ${judged(total <= TARGET_LESSON_S)} the lesson's default experiments under ${TARGET_LESSON_S / 60} minutes together ` +
+      `(${num(total)} s: ${all.map((n) => `${n} ${num(median(n, (f) => f.wall))}`).join(', ')})${defaults ? '' : quickNote}`);
+  }
 }
 
 if (notes.length) {

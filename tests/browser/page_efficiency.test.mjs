@@ -1,0 +1,61 @@
+// The arithmetic of scripts/bench's page table (tests/bench/page_efficiency.mjs) on an experiment made up by hand:
+// two slots, three runs, the third queued behind the first. Node only, no browser.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pageEfficiency, PARTS, range } from '../bench/page_efficiency.mjs';
+
+// times in ms on the page's clock; the click at 1000, the verdict at 11000: a wall of 10 s
+const run = (created, ready, started, done, spent) => ({ steps: 100, trained: 100, step_flops: 1e9, created_ms: created,
+  ready_ms: ready, started_ms: started, done_ms: done, spent_ms: spent });
+const experiment = {
+  name: 'made-up', cores: 2, wall_s: 10.2, click_ms: 1000, verdict_ms: 11000,
+  main_thread_s: { TaskDuration: 1.5 }, page_ms: { draw: 300 },
+  runs: [
+    // 1 s to start (0.2 boot, 0.3 module, 0.5 init), 0.5 s held for the other, 4 s training, 1 s evaluating
+    run(1000, 2000, 2500, 8000, { boot: 200, module: 300, init: 500, train: 4000, evaluate: 1000 }),
+    run(1000, 2500, 2500, 9000, { boot: 200, module: 300, init: 1000, train: 5000 }),
+    // queued behind the first: starts when it ended
+    run(8000, 8500, 8500, 10000, { boot: 100, module: 100, init: 300, train: 1000, snapshot: 200, finish: 50, causality: 50 }),
+  ],
+};
+
+test('the parts add up to the wall on the page clock, each summed over the runs per slot', () => {
+  const f = pageEfficiency(experiment, 50);
+  assert.equal(f.slots, 2);
+  assert.equal(f.parts.train, (4 + 5 + 1) / 2);
+  assert.equal(f.parts.startup, (0.5 + 0.5 + 0.2) / 2);
+  assert.equal(f.parts.setup, (0.5 + 1 + 0.3) / 2);
+  assert.equal(f.parts.together, 0.5 / 2);
+  assert.equal(f.parts.evaluate, 1 / 2);
+  assert.equal(f.parts.finish, 0.1 / 2);
+  // lives 7, 8 and 2 s; accounted 6.5, 6.5 and 1.8 s: 0.5 + 1.5 + 0.2 left over
+  assert.ok(Math.abs(f.parts.other - 2.2 / 2) < 1e-12);
+  // 2 slots × 10 s, lives 17 s: 3 slot-seconds idle, 1.5 per slot
+  assert.ok(Math.abs(f.parts.idle - 1.5) < 1e-12);
+  const total = PARTS.reduce((a, [key]) => a + f.parts[key], 0);
+  assert.ok(Math.abs(total - 10) < 1e-9, `the parts add up to ${total}`);
+});
+
+test('efficiency is pure training over the wall; the limit is the flops at the ceiling on every slot', () => {
+  const f = pageEfficiency(experiment, 50);
+  assert.equal(f.pure, 5);
+  assert.ok(Math.abs(f.efficiency - 5 / 10.2) < 1e-12);
+  assert.equal(f.flops, 300 * 1e9);
+  assert.ok(Math.abs(f.limit - 300 / (2 * 50)) < 1e-12);  // 3 s
+  assert.ok(Math.abs(f.overLimit - 10.2 / 3) < 1e-12);
+  assert.equal(f.mainThread, 1.5);
+  assert.equal(f.complete, true);
+});
+
+test('a run that did not end is left out of the breakdown, and says so; an unknown ceiling gives no limit', () => {
+  const unfinished = { ...experiment, runs: [...experiment.runs, run(9000, 9500, 9500, 0, null)] };
+  const f = pageEfficiency(unfinished, NaN);
+  assert.equal(f.complete, false);
+  assert.equal(f.parts.train, 5);
+  assert.ok(Number.isNaN(f.limit));
+});
+
+test('range: min, median and max over repeats, ignoring what was not measured', () => {
+  assert.deepEqual(range([3, 1, NaN, 2]), { min: 1, median: 2, max: 3, n: 3 });
+  assert.deepEqual(range([4, 1, 2, 3]), { min: 1, median: 2.5, max: 4, n: 4 });
+});
