@@ -34,7 +34,11 @@ const SETTINGS = {
   dbName: 'mha-sandbox-runs',
   version: 1,
   openMs: 5000,        // a browser that has not opened the database by then keeps nothing (the page goes on)
-  saveEveryMs: 2000,   // a training run is saved at most this often (on its snapshots); done and blow-ups at once
+  // a training run is saved at most this often (on its snapshots); done, blow-ups and a paused run's last snapshot at
+  // once. A save copies the whole run (its snapshots: a few MB): every 2 s, the saves of the heads comparison took 16%
+  // of a core on the main thread, taken from the two workers of a 2-core machine (a DevTools profile, issue 33);
+  // a reload loses at most this much training
+  saveEveryMs: 10_000,
 };
 
 // ---------------------------------------------------------------- sizes and the eviction rule (pure)
@@ -387,7 +391,8 @@ export class RunKeeper {
     if (!run || !this.store.ok || this.dropped.has(run)) return;
     let o = this.owner.get(run);
     if (!o) this.owner.set(run, o = { panel, timer: 0, last: 0 });
-    const now = [RUN_EVENT.done, RUN_EVENT.diverged, RUN_EVENT.restored].includes(e.type);
+    const now = [RUN_EVENT.done, RUN_EVENT.diverged, RUN_EVENT.restored].includes(e.type)
+      || (e.type === RUN_EVENT.snapshot && run.status !== 'running');  // the last snapshot of a paused or stopped run
     if (!now && e.type !== RUN_EVENT.snapshot) return;
     clearTimeout(o.timer);
     const wait = now ? 0 : Math.max(0, SETTINGS.saveEveryMs - (Date.now() - o.last));

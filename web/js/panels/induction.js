@@ -24,7 +24,7 @@ import { liveToggle } from '../views/live_toggle.js';
 // learning rate (constant) and the seed are the form's.
 const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
-  drawMs: 300,
+  drawMs: 500,        // as the heads panel (heads.js SETTINGS.drawMs)
   // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
   // T = 16, 4,608,000 tokens per run) took 42 s and 43 s of wall time for both runs in headless Chromium on an idle
   // 2-core machine (docs/experiments.md, "How long things take"): 4,608,000 / 42.5 s

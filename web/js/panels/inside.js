@@ -3,7 +3,8 @@
 // snapshots; below, every head's scores over training (the core's head trace, posted by the worker at every
 // evaluation). Every request goes to the run's worker (its inspector), so the page never computes attention itself.
 import { constants, taskRow } from '../engine.js';
-import { RUN_EVENT } from '../protocol.js';
+import { RUN_EVENT, streams } from '../protocol.js';
+import { drawScheduler } from '../runs.js';
 import { attentionLegend } from '../views/attention_view.js';
 import { buttonById as button, download, el, inputById as input, showAlert } from '../views/dom.js';
 import { HeadGridView } from '../views/head_grid_view.js';
@@ -13,6 +14,7 @@ import { setupPruning } from './pruning.js';
 
 const SETTINGS = {
   liveRefreshMs: 1000,   // during training the maps follow the run at most this often
+  runsEveryMs: 500,      // and the run list and its step line: progress arrives dozens of times a second
 };
 
 const $ = (id) => document.getElementById(id);
@@ -39,7 +41,7 @@ export function setupInside(app) {
   let result = null;          // the last inspection: {maps, scores, valBase, valModified}
   const ablated = new Set();  // 'l,h'
   let snapIndex = -1;         // -1: live (the run's current weights)
-  let busy = false, lastLive = 0, runsFrame = 0, inView = false;
+  let busy = false, lastLive = 0, inView = false;
   // a look asked for while one was under way (again), or while nobody saw the panel (pending): 'loss' when with
   // the validation loss
   /** @type {boolean|'loss'} */
@@ -111,6 +113,10 @@ export function setupInside(app) {
     ui.step.setAttribute('aria-valuetext', ui.stepOut.textContent);
     pruning.onRunsChanged();
   }
+
+  // the run list: at the next frame for a change of state, else at most every runsEveryMs (drawScheduler): on a
+  // 2-core machine every frame drawn while the workers train is taken from them (scripts/bench_page.mjs)
+  const scheduleRuns = drawScheduler(() => drawRuns(), SETTINGS.runsEveryMs);
 
   // the selected run's heads over training, at most once a frame; the profiles follow the snapshot slider
   function drawTrace() {
@@ -276,7 +282,7 @@ export function setupInside(app) {
   const api = {
     /** a run changed: new runs, progress, a snapshot, the end */
     onRunEvent(e) {
-      if (!runsFrame) runsFrame = requestAnimationFrame(() => { runsFrame = 0; drawRuns(); });
+      scheduleRuns(!streams(e.type));
       const run = current();
       if (!run || e.run !== run) return;
       if ([RUN_EVENT.trace, RUN_EVENT.ready, RUN_EVENT.restored, RUN_EVENT.died].includes(e.type)) drawTrace();
