@@ -19,10 +19,16 @@ class FakeRun {
     this.calls = [];
     this.text = '';     // the text it was made with
     this.saved = null;  // what it was restored from
+    this.timeline = { startedAt: 0 };  // as a Run's: when it first trained
   }
   say(type, more = {}) { this.onEvent({ type, run: this, ...more }); }
   ready() { this.status = 'ready'; this.say(RUN_EVENT.ready); }
-  start() { this.calls.push('start'); if (['ready', 'paused'].includes(this.status)) this.status = 'running'; }
+  start() {
+    this.calls.push('start');
+    if (!['ready', 'paused'].includes(this.status)) return;
+    this.status = 'running';
+    this.timeline.startedAt ||= 1;
+  }
   pause() { this.calls.push('pause'); if (this.status === 'running') this.status = 'paused'; }
   stop() { this.calls.push('stop'); }
   end(status = 'done') { this.status = status; this.say(status === 'done' ? RUN_EVENT.done : RUN_EVENT.failed); }
@@ -69,36 +75,44 @@ test('streams: the events that come many times while a run trains, and no state 
   for (const t of Object.values(RUN_EVENT)) assert.equal(typeof streams(t), 'boolean');
 });
 
-test('as many runs as slots train, the rest wait; a run that ends frees its slot for the next in the plan', () => {
+test('as many runs as slots train, one more is set up ahead, the rest wait; a run that ends frees its slot', () => {
   const { comp, made, heard } = setup();
   comp.start({ entries: three(), text: 'the text', meta: { what: 1 } });
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b']);
-  assert.equal(comp.queued(), 4);
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);  // two slots and one set up ahead
+  assert.equal(comp.queued(), 3);
   assert.equal(made[0].text, 'the text');
   made[0].ready();
   assert.equal(made[0].status, 'running');  // set up: it starts
   made[0].say(RUN_EVENT.progress);          // streaming: no new run
-  assert.equal(made.length, 2);
+  assert.equal(made.length, 3);
+  made[1].ready();
+  made[2].ready();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);  // the third waits, set up
   made[0].end();
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
-  made[1].end('failed');                    // a failed run frees its slot too
+  // the run set up ahead trains at once, and the next is set up ahead in its place
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
   assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8']);
-  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8']);
-  assert.deepEqual(heard, ['ready', 'progress', 'done', 'failed']);  // every event reaches the panel
+  made[1].end('failed');                    // a failed run frees its slot too
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);
+  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8', 'B, seed 8']);
+  made[3].ready();                          // a slot was free when it was set up: it starts
+  assert.equal(made[3].status, 'running');
+  assert.deepEqual(heard, ['ready', 'progress', 'ready', 'ready', 'done', 'failed', 'ready']);  // every event reaches the panel
 });
 
 test('a run outside the plan holds a slot only while it trains; keepLast keeps it after the planned runs', () => {
   const runs = new Map();
   const { comp, made } = setup({ runs, keepLast: ['upload'] });
   const upload = { status: 'running', key: 'upload', stop() {}, start() {}, pause() {}, dispose() {} };
-  comp.start({ entries: three(1), text: '', meta: {} });
+  comp.start({ entries: three(2), text: '', meta: {} });
   runs.set('upload', upload);
+  assert.equal(made.length, 3);             // a, b and one ahead, c
   made[0].end();
-  assert.equal(made.length, 2);             // a and b were planned; a ended, but the file's run trains: still two busy
+  assert.equal(made.length, 3);             // a ended, but the file's run trains: still three busy
   upload.status = 'ready';
   made[1].end();
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
-  assert.deepEqual([...runs.keys()], ['a', 'b', 'c', 'upload']);
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);
+  assert.deepEqual([...runs.keys()], ['a', 'b', 'c', 'a-seed8', 'b-seed8', 'upload']);
 });
 
 test('Pause holds the runs and the queue; Resume starts them again and fills the slots', () => {
@@ -109,27 +123,43 @@ test('Pause holds the runs and the queue; Resume starts them again and fills the
   assert.ok(comp.held);
   assert.equal(made[0].status, 'paused');
   made[1].ready();                          // set up while held: it waits
+  made[2].ready();
   assert.equal(made[1].status, 'ready');
   made[0].end();                            // a slot frees while held: nothing new starts
-  assert.equal(made.length, 2);
+  assert.equal(made.length, 3);
   comp.togglePause();                       // nothing runs: this is Resume
   assert.ok(!comp.held);
-  assert.equal(made[1].status, 'running');
-  assert.equal(made.length, 3);
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
+  assert.equal(made.length, 4);
+});
+
+test('Resume restarts the paused runs, not the one set up ahead beyond the slots', () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(), text: '', meta: {} });
+  for (const r of made) r.ready();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+  comp.togglePause();
+  comp.togglePause();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
 });
 
 test('Stop ends every run, cancels the queued ones, keeps the plan; a run set up afterwards ends at once', () => {
   const { comp, made, kept } = setup();
   comp.start({ entries: three(), text: '', meta: {} });
+  for (const r of made) r.ready();          // the third set up ahead (no slot free): dropped by Stop as a queued run
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
   comp.stop();
-  assert.ok(made.every((r) => r.calls.includes('stop')));
+  assert.ok(made.slice(0, 2).every((r) => r.calls.includes('stop')));
+  assert.deepEqual(made[2].calls, ['dispose']);
+  made[0].status = 'starting';              // as a run that had not finished its set-up when Stop came
   assert.equal(comp.queued(), 0);
   assert.deepEqual(kept.plans.at(-1).entries.map((p) => p.cancelled), [false, false, true, true, true, true]);
+  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7']);
   made[0].calls.length = 0;
   made[0].ready();
   assert.deepEqual(made[0].calls, ['stop']);
   made[0].end();
-  assert.equal(made.length, 2);             // nothing queued starts after Stop
+  assert.equal(made.length, 3);             // nothing queued starts after Stop
 });
 
 test('together: the planned runs start at once when every one is set up', () => {
@@ -150,7 +180,7 @@ test('a new comparison disposes of the runs so far and tells the keeper to drop 
   comp.start({ entries: three(1), text: 'y', meta: { n: 2 } });
   assert.ok(first.every((r) => r.calls.includes('dispose')));
   assert.equal(comp.note, '');
-  assert.deepEqual(kept.replaced[1].old.map((r) => r.key), ['a', 'b']);
+  assert.deepEqual(kept.replaced[1].old.map((r) => r.key), ['a', 'b', 'c']);
   assert.deepEqual(kept.replaced[1].plan.comparison, { n: 2, slots: 2, wall: null });
   assert.equal(kept.replaced[1].plan.text, null);  // not kept with the plan unless asked
 });
@@ -182,10 +212,10 @@ test('restore: the plan back with its kept runs, queued ones waiting; held until
   again.made[1].status = 'paused';
   again.comp.resume();
   assert.equal(again.made[1].status, 'running');
-  assert.equal(again.made.length, 3);       // the queue fills again: one slot was free
+  assert.equal(again.made.length, 4);       // the queue fills again: one slot was free, and one is set up ahead
   // a comparison already on the page is not replaced; a plan without its text loads it
   assert.equal(await comp.restore(records, async () => ''), false);
-  assert.equal(made.length, 2);
+  assert.equal(made.length, 3);
   const shipped = setup();
   const plain = { ...structuredClone(saved), text: null };
   assert.equal(await shipped.comp.restore([{ kind: 'plan', plan: plain }], async () => 'loaded'), true);

@@ -8,6 +8,10 @@ import { allReady, Run } from './runs.js';
 
 // a run holds one of the slots from its set-up until it ends, fails or blows up (then it waits for the user)
 const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
+// runs set up beyond the slots, to start training the moment a slot frees: a run's start-up (its worker, the module,
+// the data, the first measurement) took 0.8 s of the heads comparison's 36 runs each, 7% of its wall time, while its
+// slot trained nothing (scripts/bench_page.mjs, issue 33)
+const AHEAD = 1;
 
 /**
  * @param {{status: string}} run
@@ -137,13 +141,17 @@ export class Comparison {
     this.fill();
   }
 
-  /** Starts queued runs while fewer than `slots` runs hold one (a run outside the plan holds one while it trains). */
+  /**
+   * Sets up queued runs while fewer than `slots` runs hold one (a run outside the plan holds one while it trains),
+   * and AHEAD more: a run set up before a slot is free starts training the moment one is (#startWaiting).
+   */
   fill() {
     if (this.held || this.stopped || !this.active) return;
     const planned = new Set(this.plan.map((p) => p.run));
     let busy = [...this.runs.values()].filter((r) => (planned.has(r) ? holdsSlot(r) : r.status === 'running')).length;
+    const ahead = this.together ? 0 : AHEAD;
     for (const p of this.plan) {
-      if (busy >= this.slots) break;
+      if (busy >= this.slots + ahead) break;
       if (p.run || p.cancelled) continue;
       p.run = this.makeRun(p, this.text, this.onRunEvent);
       this.runs.set(p.key, p.run);
@@ -163,22 +171,33 @@ export class Comparison {
   #heard(e) {
     if (streams(e.type)) return this.panelEvent(e);
     const entry = e.run ? this.plan.find((p) => p.run === e.run) : null;
-    if (entry && e.type === RUN_EVENT.ready) {
-      if (this.stopped) e.run.stop();
-      else if (!this.held) this.#startReady(e.run);
-    }
+    if (entry && e.type === RUN_EVENT.ready && this.stopped) e.run.stop();
+    else if (entry && e.type === RUN_EVENT.ready && this.together && !this.held) this.#startTogether();
     if (entry && e.type === RUN_EVENT.died) {
       this.note = `The worker of ${e.run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;
     }
     this.fill();
+    this.#startWaiting();
     this.panelEvent(e);
   }
 
-  #startReady(run) {
-    if (!this.together) return run.start();
+  #startTogether() {
     const planned = this.plan.map((p) => p.run);
     if (planned.every(Boolean) && allReady(planned)) for (const r of planned) r.start();
+  }
+
+  // the planned runs set up and waiting start, in plan order, while fewer than `slots` runs train (a run restarting
+  // after its worker died trains again at once, so it counts)
+  #startWaiting() {
+    if (this.held || this.stopped || this.together) return;
+    let training = [...this.runs.values()].filter((r) => r.status === 'running' || (r.status === 'restarting' && r.wantRunning)).length;
+    for (const p of this.plan) {
+      if (training >= this.slots) return;
+      if (p.run?.status !== 'ready') continue;
+      p.run.start();
+      training += 1;
+    }
   }
 
   /** Pause or Resume: holds every run that trains (and the queue), or starts them all again. */
@@ -192,11 +211,16 @@ export class Comparison {
     }
   }
 
-  /** Trains on: every run that can start does, and the queue fills again. */
+  /**
+   * Trains on: every paused run and every run outside the plan that can start does, the runs set up ahead as slots
+   * allow, and the queue fills again.
+   */
   resume() {
     this.held = false;
-    for (const r of this.runs.values()) r.start();
+    const planned = new Set(this.plan.map((p) => p.run));
+    for (const r of this.runs.values()) if (this.together || !planned.has(r) || r.status !== 'ready') r.start();
     this.fill();
+    this.#startWaiting();
   }
 
   /** Trains one run on (a run taken back after a reload, paused at its snapshot): the hold ends, the queue fills. */
@@ -204,13 +228,24 @@ export class Comparison {
     this.held = false;
     run.start();
     this.fill();
+    this.#startWaiting();
   }
 
-  /** Stop: every run ends now (a last measurement and a sample), the runs still queued are not run. */
+  /**
+   * Stop: every run ends now (a last measurement and a sample); the runs still queued are not run, and a run set up
+   * ahead that has not trained is dropped as a queued one.
+   */
   stop() {
     this.stopped = true;
     this.held = false;
-    for (const p of this.plan) if (!p.run) p.cancelled = true;
+    for (const p of this.plan) {
+      if (p.run?.status === 'ready' && !p.run.timeline.startedAt && !this.together) {
+        p.run.dispose();
+        this.runs.delete(p.key);
+        p.run = null;
+      }
+      if (!p.run) p.cancelled = true;
+    }
     if (this.active) this.keeper.plan(this.panel, this.saved());
     for (const r of this.runs.values()) r.stop();
   }
