@@ -31,18 +31,23 @@ const REPEAT = Math.max(1, Number(option('--repeat') ?? 1) | 0);
 const only = option('--only')?.split(',');
 const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  // --loads 0: no first-heatmap loads
 // The default experiments of the lesson, each as a student starts it (the page's defaults; --quick: tiny budgets).
-// runs: the mhaDebug list of the experiment's runs; heaps: sample the workers' JS heaps while it trains.
+// runs: the mhaDebug list of the experiment's runs.
 const EXPERIMENTS = [
   { name: 'heads', title: 'heads comparison', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads',
-    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', heads: true },
+    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
   { name: 'offsets', title: 'offsets task', hash: quick ? 'panel=heads&ctask=offsets&oseeds=1' : 'panel=heads&ctask=offsets',
     start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
   { name: 'break', title: 'Break it', hash: quick ? 'panel=break&bsteps=24&bseeds=1' : 'panel=break',
     start: '#b-start', done: 'html[data-breakit="done"]', runs: 'breakRuns' },
   { name: 'induction', title: 'induction heads', hash: quick ? 'panel=induction&nsteps=60' : 'panel=induction',
     start: '#n-start', done: 'html[data-induction="done"]', runs: 'inductionRuns' },
-].map((e) => ({ ...e, heaps: e.heads === true }));
-const HEAP_EVERY_MS = quick ? 1000 : 10_000;
+];
+// A training worker's memory, measured apart from the experiments' times: a sample attaches to every worker (a
+// finished run keeps its own, for looking inside: up to 36 in the heads comparison), which takes from the cores the
+// runs train on. Here one seed per H, sampled every HEAP_EVERY_MS.
+const MEMORY = { name: 'memory', title: 'worker memory', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads&seeds=1',
+  start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', heaps: true };
+const HEAP_EVERY_MS = 1000;
 const WASM = fileURLToPath(new URL('../public/build/mha.wasm', import.meta.url));
 
 const say = (msg) => process.stderr.write(`bench_page: ${msg}\n`);
@@ -131,9 +136,8 @@ async function experiment(base, exp) {
     await page.click(exp.start);
     const go = page.locator('[id$="-confirm-go"]').filter({ visible: true });
     if (await go.count()) await go.first().click();
-    // the heads comparison samples the workers' heaps every HEAP_EVERY_MS (each sample attaches to every worker:
-    // sampling every second slowed the comparison, docs/experiments.md, "Speed of the page"); between samples, and in
-    // the other experiments, wait for the verdict, which ends the wait at once
+    // with heaps, sample the workers' heaps every HEAP_EVERY_MS; between samples, and without, wait for the verdict,
+    // which ends the wait at once
     const verdict = page.locator(exp.done);
     let jsHeapUsed = 0, jsHeapTotal = 0, samples = 0;
     for (;;) {
@@ -189,6 +193,8 @@ try {
   for (let i = 0; i < LOADS; ++i) loads.push(await firstHeatmapMs(url));
   if (!loads.every(Number.isFinite)) throw new Error(`the page set no mha-first-heatmap mark (${loads.join(', ')})`);
   result.first_heatmap = loads.length ? { loads_ms: loads, median_ms: median(loads) } : null;
+  say(`a training worker's memory (#${MEMORY.hash}), sampled every ${HEAP_EVERY_MS} ms`);
+  result.worker_memory = (await experiment(url, MEMORY)).worker_memory;
   result.experiments = [];
   for (const exp of EXPERIMENTS.filter((e) => !only || only.includes(e.name))) {
     for (let i = 0; i < REPEAT; ++i) {

@@ -326,8 +326,8 @@ const overPct = (list, f) => {
   return r.n > 1 ? `${pct(r.median)} (${pct(r.min)}–${pct(r.max)})` : Number.isFinite(r.median) ? pct(r.median) : dash;
 };
 const headsRuns = experiments.get('heads')?.[0]?.runs ?? [];
-const heapOf = (e) => (e.worker_memory ? e.worker_memory.wasm_bytes_max + e.worker_memory.js_heap_total_bytes_max : NaN);
-const workerBytes = page ? Math.max(...(experiments.get('heads') ?? []).map(heapOf)) : NaN;
+const mem = page?.worker_memory;
+const workerBytes = mem ? mem.wasm_bytes_max + mem.js_heap_total_bytes_max : NaN;
 if (page) {
   out(`the page (scripts/bench_page.mjs: public/ as built, in headless Chromium, from 127.0.0.1)`);
   line('  module (public/build/mha.wasm)', `${kB(page.module.bytes)}; gzip -9 ${kB(page.module.gzip_bytes)}; brotli ${kB(page.module.brotli_bytes)}`);
@@ -360,7 +360,6 @@ if (page) {
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
       `drawing ${num(tally('draw'))}, saving ${num(tally('store'))}`);
   }
-  const mem = experiments.get('heads')?.find((e) => e.worker_memory)?.worker_memory;
   if (mem) {
     line('  a training worker\'s memory', `wasm ${MB(mem.wasm_bytes_max)} (largest run) + JS heap ` +
       `${MB(mem.js_heap_total_bytes_max)} (largest of ${mem.js_heap_samples} samples, allocated)`);
