@@ -52,9 +52,10 @@
  * @typedef {{type: 'diverged', step: number, loss: number, limit: number}} DivergedMessage
  *   the loss of step blew up (above limit, or not finite); the run paused itself
  * @typedef {{type: 'done', stepsDone: number, seconds: number, sample: string, spent: Record<string, number>,
- *            bootMs: number}} DoneMessage
+ *            spentBeforeStart: Record<string, number>, bootMs: number}} DoneMessage
  *   the schedule ended (or stop): the core's end sample; spent: the worker's milliseconds by part since its start
- *   (costs.js: module, init, train, evaluate, induction, trace, snapshot, finish); bootMs: from the worker's creation
+ *   (costs.js: module, init, train, evaluate, induction, trace, snapshot, finish), and of those spentBeforeStart before
+ *   the page first said start (its set-up and first measurement); bootMs: from the worker's creation
  *   to its script running
  * @typedef {{type: 'causality', when: 'init'|'trained', step: number, report: object}} CausalityMessage
  *   with settings.causality: the core's causality check ({T, causal, nLeaks, leaks, depends}) on the random
@@ -93,7 +94,7 @@ const FROM_WORKER_FIELDS = {
   val: ['step', 'loss'],
   snapshot: ['step', 'weights', 'full'],
   diverged: ['step', 'loss', 'limit'],
-  done: ['stepsDone', 'seconds', 'sample', 'spent', 'bootMs'],
+  done: ['stepsDone', 'seconds', 'sample', 'spent', 'spentBeforeStart', 'bootMs'],
   causality: ['when', 'step', 'report'],
   swap: ['step', 'own', 'swapped'],
   induction: ['step', 'measurement', 'probe'],

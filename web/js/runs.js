@@ -107,8 +107,10 @@ export class Run {
     this.wallSeconds = 0;     // wall time from start to done
     /** when (performance.now(), ms) its worker was set up, first told to train and ended: 0 until then */
     this.timeline = { readyAt: 0, startedAt: 0, doneAt: 0 };
-    /** the last worker's milliseconds by part (protocol.js DoneMessage spent, bootMs), once it is done */
+    /** the last worker's milliseconds by part (protocol.js DoneMessage spent, bootMs), once it is done, and of those
+     *  before it first trained (spentBeforeStart) */
     this.spent = null;
+    this.spentBeforeStart = null;
     this.sample = '';
     /** the core's causality check: on the random weights at set-up, and on the trained ones at the end */
     this.causality = { init: null, trained: null };
@@ -342,6 +344,7 @@ export class Run {
         this.wallSeconds = (performance.now() - this.wallStart) / 1000;
         this.timeline.doneAt = performance.now();
         this.spent = { ...msg.spent, boot: msg.bootMs };
+        this.spentBeforeStart = { ...msg.spentBeforeStart, boot: msg.bootMs };
         return this.#emit(RUN_EVENT.done);
       case FROM_WORKER.causality:
         this.causality[msg.when] = { step: msg.step, ...msg.report };

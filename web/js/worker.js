@@ -13,6 +13,8 @@ import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js'
 const costs = costTally();
 const bootMs = performance.now();
 const timed = costs.timed;
+/** @type {Record<string, number> | null} the tally when the page first said start: what set-up cost */
+let spentBeforeStart = null;
 
 const SETTINGS = {
   chunkMs: 40,          // ms of training between two looks at the message queue (keeps inspect snappy)
@@ -182,7 +184,8 @@ function loop() {
 // own: the evaluation of the final weights, just measured
 function finish(own) {
   const sample = timed('finish', () => finishNow(own));
-  post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample, spent: costs.totals(), bootMs });
+  post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample, spent: costs.totals(),
+    spentBeforeStart: spentBeforeStart ?? {}, bootMs });
 }
 
 // the checks and the sample at the end; returns the sample
@@ -232,6 +235,7 @@ async function handle(msg) {
       return reply(msg.id, init(msg));
     case TO_WORKER.start:
       if (!run || status === 'done') return;
+      spentBeforeStart ??= costs.totals();
       status = 'running';
       continueLoop();
       return;
