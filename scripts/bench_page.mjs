@@ -31,7 +31,8 @@ const REPEAT = Math.max(1, Number(option('--repeat') ?? 1) | 0);
 const only = option('--only')?.split(',');
 const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  // --loads 0: no first-heatmap loads
 // The default experiments of the lesson, each as a student starts it (the page's defaults; --quick: tiny budgets).
-// runs: the mhaDebug list of the experiment's runs.
+// runs: the mhaDebug list of the experiment's runs; together: its runs start together once all are set up (else one
+// run more than the slots is set up ahead, beside the training ones: comparison.js).
 const EXPERIMENTS = [
   { name: 'heads', title: 'heads comparison', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads',
     start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
@@ -40,7 +41,7 @@ const EXPERIMENTS = [
   { name: 'break', title: 'Break it', hash: quick ? 'panel=break&bsteps=24&bseeds=1' : 'panel=break',
     start: '#b-start', done: 'html[data-breakit="done"]', runs: 'breakRuns' },
   { name: 'induction', title: 'induction heads', hash: quick ? 'panel=induction&nsteps=60' : 'panel=induction',
-    start: '#n-start', done: 'html[data-induction="done"]', runs: 'inductionRuns' },
+    start: '#n-start', done: 'html[data-induction="done"]', runs: 'inductionRuns', together: true },
 ];
 // A training worker's memory, measured apart from the experiments' times: a sample attaches to every worker (a
 // finished run keeps its own, for looking inside: up to 36 in the heads comparison), which takes from the cores the
@@ -164,12 +165,12 @@ async function experiment(base, exp) {
       task: r.facts?.task, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
       batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
       wasm_memory_bytes: r.heapBytes, created_ms: r.wallStart, ready_ms: r.timeline.readyAt,
-      started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent,
+      started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
     return {
-      name: exp.name, title: exp.title, settings: exp.hash, cores, wall_s: wallS, click_ms: clickAt, verdict_ms: verdictAt,
+      name: exp.name, title: exp.title, settings: exp.hash, together: exp.together === true, cores, wall_s: wallS, click_ms: clickAt, verdict_ms: verdictAt,
       // seconds of the main thread's tasks (TaskDuration), and of scripts, layout and style within them
       main_thread_s: delta(before.metrics, after.metrics),
       // milliseconds of the page's own tally: receiving the workers' messages, drawing, saving runs

@@ -9,14 +9,20 @@
 //   page efficiency    pure training / W
 //   machine limit      Σ over runs of steps × the step's flops / (S × the ceiling): the experiment at the kernels' best
 //   breakdown          W cut into parts that add up to it, each Σ over runs / S: training, start-up (the worker's
-//                      script and module), set-up, waiting for the other runs to be set up, evaluation, induction
-//                      probes, head traces, snapshots, end checks and sample, the rest of a run's life (messages,
-//                      the gaps between chunks), and the slots left idle (the queue, the tail)
+//                      script and module), set-up, waiting for the other runs to be set up (a comparison whose runs
+//                      start together), evaluation, induction probes, head traces, snapshots, end checks and sample,
+//                      the rest of a run's time in its slot (messages, the gaps between chunks), and the slots left
+//                      idle (the queue, the tail)
+//   set up ahead       a comparison sets up one run more than its slots while the others train (comparison.js): such
+//                      a run takes its slot when it starts training, and the work of its set-up (everything its worker
+//                      did before it was told to start) is not in the slots' time but beside it, on the same cores;
+//                      it is given apart (ahead), Σ over those runs / S
 
 /**
  * @typedef {{steps: number, trained: number, step_flops: number|null, created_ms: number, ready_ms: number,
- *   started_ms: number, done_ms: number, spent_ms: Record<string, number>|null}} MeasuredRun
- * @typedef {{name: string, cores: number, wall_s: number, click_ms: number, verdict_ms: number,
+ *   started_ms: number, done_ms: number, spent_ms: Record<string, number>|null,
+ *   spent_before_start_ms?: Record<string, number>|null}} MeasuredRun
+ * @typedef {{name: string, cores: number, wall_s: number, click_ms: number, verdict_ms: number, together?: boolean,
  *   main_thread_s: Record<string, number>, page_ms: Record<string, number>, runs: MeasuredRun[]}} MeasuredExperiment
  */
 
@@ -44,28 +50,36 @@ const sum = (xs) => xs.reduce((a, b) => a + b, 0);
  * @param {MeasuredExperiment} e
  * @param {number} ceilingGflops one core's wasm ceiling in Chromium (GFLOP/s); NaN when unknown
  * @returns {{slots: number, wall: number, pure: number, efficiency: number, flops: number, limit: number,
- *   overLimit: number, parts: Record<string, number>, mainThread: number, pageMs: Record<string, number>,
- *   complete: boolean}} seconds; parts per slot, adding up to wall; overLimit = wall / limit; complete: every run
- *   ended with its worker's figures
+ *   overLimit: number, parts: Record<string, number>, ahead: number, mainThread: number,
+ *   pageMs: Record<string, number>, complete: boolean}} seconds; parts per slot, adding up to wall; ahead: the set-up
+ *   work of the runs set up ahead, per slot, beside the parts; overLimit = wall / limit; complete: every run ended
+ *   with its worker's figures
  */
 export function pageEfficiency(e, ceilingGflops) {
   const slots = Math.max(1, e.cores);
   const runs = e.runs.filter((r) => r.spent_ms && r.done_ms > 0);
-  const spent = (r, keys) => sum(keys.map((k) => r.spent_ms[k] ?? 0)) / 1000;
-  const parts = Object.fromEntries(PARTS.map(([key, , keys]) => [key, sum(runs.map((r) => spent(r, keys))) / slots]));
-  // a run's life: created → set up → started (held until every run of a "together" comparison is set up) → ended
-  parts.together = sum(runs.map((r) => Math.max(0, r.started_ms - r.ready_ms))) / 1000 / slots;
-  const life = (r) => (r.done_ms - r.created_ms) / 1000;
-  const accounted = (r) => spent(r, PARTS.flatMap(([, , keys]) => keys)) + Math.max(0, r.started_ms - r.ready_ms) / 1000;
-  parts.other = sum(runs.map((r) => life(r) - accounted(r))) / slots;
+  const keysOf = PARTS.flatMap(([, , keys]) => keys);
+  const seconds = (ms, keys) => sum(keys.map((k) => ms?.[k] ?? 0)) / 1000;
+  // a run set up ahead: not one started together with the others, and set up before it was told to start
+  const setUpAhead = (r) => !e.together && r.started_ms > r.ready_ms;
+  // what a run did in its slot: all of its work, or for a run set up ahead what it did after it was told to start
+  const inSlot = (r, keys) => seconds(r.spent_ms, keys) - (setUpAhead(r) ? seconds(r.spent_before_start_ms, keys) : 0);
+  const parts = Object.fromEntries(PARTS.map(([key, , keys]) => [key, sum(runs.map((r) => inSlot(r, keys))) / slots]));
+  // a run's time in its slot: from its creation (from its start, when set up ahead) to its end; a run of a comparison
+  // that starts together waits in its slot for the others to be set up
+  const wait = (r) => (setUpAhead(r) ? 0 : Math.max(0, r.started_ms - r.ready_ms) / 1000);
+  parts.together = sum(runs.map(wait)) / slots;
+  const life = (r) => (r.done_ms - (setUpAhead(r) ? r.started_ms : r.created_ms)) / 1000;
+  parts.other = sum(runs.map((r) => life(r) - inSlot(r, keysOf) - wait(r))) / slots;
   const wall = e.wall_s;
   const pageWall = (e.verdict_ms - e.click_ms) / 1000;  // the same span on the page's clock
   parts.idle = pageWall - sum(runs.map(life)) / slots;
+  const ahead = sum(runs.filter(setUpAhead).map((r) => seconds(r.spent_before_start_ms, keysOf))) / slots;
   const flops = sum(runs.map((r) => r.trained * (r.step_flops ?? NaN)));
   const limit = flops / (slots * ceilingGflops * 1e9);
   const pure = parts.train;
   return {
-    slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, parts,
+    slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, parts, ahead,
     mainThread: e.main_thread_s?.TaskDuration ?? NaN, pageMs: e.page_ms ?? {},
     complete: runs.length === e.runs.length && runs.length > 0,
   };

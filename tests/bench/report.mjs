@@ -354,7 +354,9 @@ if (page) {
   for (const [name, list] of experiments) {
     const effs = efficiencies.get(name);
     const parts = PARTS.map(([key, label]) => ({ label, r: range(effs.map((f) => f.parts[key])) })).filter((p) => Math.abs(p.r.median) >= 0.05);
-    out(`      ${list[0].title ?? name}: ${parts.map((p) => `${p.label} ${num(p.r.median)}`).join(', ')}`);
+    const ahead = range(effs.map((f) => f.ahead)).median;
+    out(`      ${list[0].title ?? name}: ${parts.map((p) => `${p.label} ${num(p.r.median)}`).join(', ')}` +
+      `${ahead >= 0.05 ? `; beside them, the set-up of the runs set up ahead ${num(ahead)}` : ''}`);
     const pm = range(effs.map((f) => f.mainThread)).median;
     const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +

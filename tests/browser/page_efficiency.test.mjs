@@ -8,7 +8,8 @@ import { pageEfficiency, PARTS, range } from '../bench/page_efficiency.mjs';
 const run = (created, ready, started, done, spent) => ({ steps: 100, trained: 100, step_flops: 1e9, created_ms: created,
   ready_ms: ready, started_ms: started, done_ms: done, spent_ms: spent });
 const experiment = {
-  name: 'made-up', cores: 2, wall_s: 10.2, click_ms: 1000, verdict_ms: 11000,
+  // runs started together once all are set up (the induction panel's), so a run set up first waits in its slot
+  name: 'made-up', cores: 2, wall_s: 10.2, click_ms: 1000, verdict_ms: 11000, together: true,
   main_thread_s: { TaskDuration: 1.5 }, page_ms: { draw: 300 },
   runs: [
     // 1 s to start (0.2 boot, 0.3 module, 0.5 init), 0.5 s held for the other, 4 s training, 1 s evaluating
@@ -53,6 +54,30 @@ test('a run that did not end is left out of the breakdown, and says so; an unkno
   assert.equal(f.complete, false);
   assert.equal(f.parts.train, 5);
   assert.ok(Number.isNaN(f.limit));
+});
+
+test('a run set up ahead takes its slot when it starts; its set-up is given apart, beside the slots', () => {
+  const ahead = {
+    name: 'ahead', cores: 2, wall_s: 9, click_ms: 0, verdict_ms: 9000,
+    runs: [
+      // A and B start as soon as they are set up, and train to 6 s and 9 s
+      { ...run(0, 1000, 1000, 6000, { boot: 200, module: 300, init: 500, train: 5000 }), spent_before_start_ms: { boot: 200, module: 300, init: 500 } },
+      { ...run(0, 1000, 1000, 9000, { boot: 200, module: 300, init: 500, train: 8000 }), spent_before_start_ms: { boot: 200, module: 300, init: 500 } },
+      // C is set up by 2 s beside them (0.9 s of work, its first evaluation among it), waits, and trains from 6 s
+      { ...run(1000, 2000, 6000, 9000, { boot: 200, module: 200, init: 400, evaluate: 200, train: 2800 }),
+        spent_before_start_ms: { boot: 200, module: 200, init: 400, evaluate: 100 } },
+    ],
+  };
+  const f = pageEfficiency(ahead, 50);
+  assert.equal(f.parts.together, 0);
+  assert.equal(f.parts.train, (5 + 8 + 2.8) / 2);
+  assert.equal(f.parts.startup, (0.5 + 0.5) / 2);           // C's start-up was not in a slot
+  assert.ok(Math.abs(f.parts.evaluate - 0.1 / 2) < 1e-12);  // only its evaluation after the start
+  assert.ok(Math.abs(f.ahead - 0.9 / 2) < 1e-12);
+  // slots: A 0–6 s, B 0–9 s, C 6–9 s: 18 slot-seconds of 18, none idle
+  assert.ok(Math.abs(f.parts.idle) < 1e-12);
+  const total = PARTS.reduce((a, [key]) => a + f.parts[key], 0);
+  assert.ok(Math.abs(total - 9) < 1e-9, `the parts add up to ${total}`);
 });
 
 test('range: min, median and max over repeats, ignoring what was not measured', () => {
