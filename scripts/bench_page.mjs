@@ -164,7 +164,7 @@ async function experiment(base, exp) {
       key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
       task: r.facts?.task, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
       batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
-      wasm_memory_bytes: r.heapBytes, created_ms: r.wallStart, ready_ms: r.timeline.readyAt,
+      wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt, ready_ms: r.timeline.readyAt,
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);

@@ -105,8 +105,8 @@ export class Run {
     this.trained = 0;         // steps trained so far, over every worker (recomputed steps count twice)
     this.wallStart = performance.now();  // wall time counts from the click: worker start-up included
     this.wallSeconds = 0;     // wall time from start to done
-    /** when (performance.now(), ms) its worker was set up, first told to train and ended: 0 until then */
-    this.timeline = { readyAt: 0, startedAt: 0, doneAt: 0 };
+    /** when (performance.now(), ms) it was made, its worker was set up, first told to train and ended: 0 until then */
+    this.timeline = { createdAt: this.wallStart, readyAt: 0, startedAt: 0, doneAt: 0 };
     /** the last worker's milliseconds by part (protocol.js DoneMessage spent, bootMs), once it is done, and of those
      *  before it first trained (spentBeforeStart) */
     this.spent = null;
@@ -425,10 +425,14 @@ export class Run {
   /** Starts or resumes training. */
   start() {
     if (!['ready', 'paused'].includes(this.status)) return;
+    if (!this.timeline.startedAt && this.status === 'ready' && this.timeline.readyAt) {
+      // set up ahead of a free slot (comparison.js), it waited: its wall time is its set-up and its training
+      this.wallStart += performance.now() - this.timeline.readyAt;
+    }
+    this.timeline.startedAt ||= performance.now();
     this.status = 'running';
     this.wantRunning = true;
     this.held = false;
-    this.timeline.startedAt ||= performance.now();
     toWorker(this.worker, TO_WORKER.start);
     this.#emit(RUN_EVENT.status);
   }
