@@ -14,7 +14,8 @@
 //     turns them into the page table of scripts/bench (page efficiency, machine limit, breakdown);
 //   - for the heads comparison also the memory of a training worker: its wasm memory (the module's own report) and
 //     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds.
-//   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N]
+//   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N] [--root DIR]
+//     --root: serve another built site (an older commit's public/, say: before and after on one machine)
 //     --quick: 2 loads and tiny budgets (a smoke run); --repeat: each experiment N times, each in a fresh browser
 // Progress goes to stderr; the pages' console errors and any request off the machine are in the JSON. Exits non-zero
 // if anything fails to run; a slow figure is a figure, never a failure.
@@ -164,7 +165,7 @@ async function experiment(base, exp) {
       key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
       task: r.facts?.task, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
       batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
-      wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt, ready_ms: r.timeline.readyAt,
+      wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt ?? r.wallStart, ready_ms: r.timeline.readyAt,
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
@@ -186,7 +187,7 @@ async function experiment(base, exp) {
   }
 }
 
-const { server, url } = await startServer({ port: 0 });
+const { server, url } = await startServer({ port: 0, root: option('--root') });
 try {
   const result = { quick, module: moduleSize() };
   say(`${LOADS} loads of ${url}, each in a fresh profile`);
