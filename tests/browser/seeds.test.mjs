@@ -201,11 +201,11 @@ test('seeds=1: the one-seed verdict, from the core', async () => {
 });
 
 test('Pause holds the queue, Resume goes on, Stop ends the runs and drops the waiting ones', async () => {
-  const p = await openPage('#panel=heads&steps=3000&batch=4&layers=2&seeds=3');
+  const p = await openPage('#panel=heads&steps=4000&batch=4&layers=2&seeds=3');
   try {
     const runs = () => p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.status));
     await p.click('#c-start');
-    await p.click('#c-confirm-go');  // long enough to be asked about (5 rounds × 3,000 steps × 256 tokens: 143 s)
+    await p.click('#c-confirm-go');  // long enough to be asked about (5 rounds × 4,000 steps × 256 tokens: 154 s)
     await p.waitForFunction(() => globalThis.mhaDebug.runs().some((r) => r.status === 'running' && r.stepsDone > 0), null, { timeout: 60_000 });
     await p.click('#c-pause');
     // held: the runs that were still setting up stay ready, and no waiting run gets a worker
@@ -297,19 +297,19 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.equal(await short.getAttribute('aria-pressed'), 'true');
     assert.equal(await longer.getAttribute('aria-pressed'), 'false');
     // no run yet: the speed measured on an idle machine, and the line says where it comes from
-    // (36 runs: 3 head counts × 12 seeds, 2 at a time: 18 rounds of 300 steps × 16 × 64 tokens at 26,900 tokens/s
-    // = 206 s, as the default took there)
-    assert.equal(await help.textContent(), '36 runs of 300 steps: about 3.4 min here (26,900 tokens/s per worker, measured ' +
+    // (36 runs: 3 head counts × 12 seeds, 2 at a time: 18 rounds of 300 steps × 16 × 64 tokens at 33,300 tokens/s
+    // = 166 s; the default took 156 s and 161 s there)
+    assert.equal(await help.textContent(), '36 runs of 300 steps: about 2.8 min here (33,300 tokens/s per worker, measured ' +
       'on an idle 2-core machine in headless Chromium; this browser\'s own speed replaces it after a first run; 2 at a time).');
     await longer.click();
     assert.equal(await p.inputValue('#c-steps'), '2000');
     assert.equal(await longer.getAttribute('aria-pressed'), 'true');
     assert.equal(await short.getAttribute('aria-pressed'), 'false');
     assert.match(await p.evaluate(() => location.hash), /steps=2000/);
-    assert.match(await help.textContent(), /^36 runs of 2,000 steps: about 23 min here/);  // 18 × 2000 × 1024 / 26900 = 1,370 s
+    assert.match(await help.textContent(), /^36 runs of 2,000 steps: about 18 min here/);  // 18 × 2000 × 1024 / 33300 = 1,107 s
     // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
     await p.click('#c-start');
-    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 23 min here: 36 runs of 2,000 steps \(26,900 tokens\/s per worker/);
+    assert.match(await p.locator('#c-confirm-text').textContent(), /^This comparison will take about 18 min here: 36 runs of 2,000 steps \(33,300 tokens\/s per worker/);
     assert.equal(await p.evaluate(() => document.activeElement.id), 'c-confirm-go');
     await p.click('#c-confirm-cancel');
     assert.equal(await p.locator('#c-confirm').isHidden(), true);

@@ -198,7 +198,7 @@ test('induction: the expected time before a run, and a question in the page befo
   try {
     // the default (4,500 steps) before any run here: the fallback measured idle, under the two minutes that ask first
     const estimate = await p.textContent('#n-estimate');
-    assert.match(estimate, /^2 runs of 4,500 steps \(the 2-layer model and its control\): about 43 s here \(108,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
+    assert.match(estimate, /^2 runs of 4,500 steps \(the 2-layer model and its control\): about 35 s here \(131,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
     // the page's own 16,000-step link: the long setting, asked about before it starts
     await p.goto(p.url().split('#')[0].split('?')[0] + '?panel=induction&ntask=long&nsteps=16000');
     await p.waitForSelector('html[data-ready="true"]');

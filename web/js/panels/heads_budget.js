@@ -15,9 +15,10 @@ export const LONGER_STEPS = 2000;
 const SETTINGS = {
   minSteps: 10,  // a run's speed counts once it has trained this many steps
   // before any run here: the speed of the default heads comparison in headless Chromium on an idle 2-core AMD EPYC
-  // VM (36 runs of 300 steps × 16 × 64 tokens from the click to the verdict, two at a time), per worker of wall time
-  // (measured: docs/experiments.md, "Over seeds" and "Break it", "On the page"; docs/teaching.md, exercise 3)
-  fallbackTokensPerSecond: 26900,
+  // VM (36 runs of 300 steps × 16 × 64 tokens, two at a time, one set up ahead), per worker of wall time: the median
+  // over its runs of the tokens each trained per second of its set-up and training, in two runs of
+  // `node scripts/bench_page.mjs` (2026-11-27; docs/experiments.md, "The default experiments, click to verdict")
+  fallbackTokensPerSecond: 33300,
 };
 
 const median = (xs) => {
@@ -85,7 +86,7 @@ export function estimate(s, measured, slots, fallback = FALLBACK_SPEED) {
 }
 
 /**
- * The estimate as a sentence: "36 runs of 300 steps: about 3.4 min here (26,900 tokens/s per worker, measured …; 2 at
+ * The estimate as a sentence: "36 runs of 300 steps: about 2.8 min here (33,300 tokens/s per worker, measured …; 2 at
  * a time)."
  * @param {{steps: number, heads: number[], seeds: number}} s
  * @param {{runs: number, seconds: number, speed: number, source: string}} e estimate()

@@ -26,9 +26,10 @@ const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 500,        // as the heads panel (heads.js SETTINGS.drawMs)
   // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
-  // T = 16, 4,608,000 tokens per run) took 42 s and 43 s of wall time for both runs in headless Chromium on an idle
-  // 2-core machine (docs/experiments.md, "How long things take"): 4,608,000 / 42.5 s
-  fallbackTokensPerSecond: 108000,
+  // T = 16, 4,608,000 tokens per run) took 36.7 s and 33.8 s of wall time for both runs in headless Chromium on an
+  // idle 2-core machine (`node scripts/bench_page.mjs`, 2026-11-27; docs/experiments.md, "How long things take"):
+  // 4,608,000 / 35.2 s
+  fallbackTokensPerSecond: 131000,
 };
 
 const $ = (id) => document.getElementById(id);
