@@ -3,7 +3,7 @@
 //   node --test --test-reporter=spec tests/browser/run_state.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canMove, failureSentence, panelStatus, RUN_STATE as S, runState, suggestedLr, TRANSITIONS } from '../../web/js/run_state.js';
+import { canMove, cardWord, failureSentence, panelStatus, RUN_STATE as S, runState, STATE_WORD, suggestedLr, TRANSITIONS } from '../../web/js/run_state.js';
 
 const run = (status, o = {}) => ({ status, stepsDone: 0, error: '', val: { step: [], loss: [] }, train: { step: [], loss: [] },
   settings: { steps: 100, warmup: 10, lr: 1, minLr: 0.1 }, diverged: null, ...o });
@@ -22,6 +22,13 @@ test('each Run status maps to one state; done splits at the baseline', () => {
   assert.equal(runState(withVal('done', 3), 3), S.noBetter);     // at the baseline is no better
   assert.equal(runState(withVal('done', 3.5), 3), S.noBetter);
   assert.equal(runState(withVal('done', 3.5), null), S.done);    // no baseline known: plainly done
+});
+
+test('a card says that a run set up ahead waits for a free core; other runs get their state\'s word', () => {
+  assert.equal(cardWord(run('ready'), S.settingUp), 'set up, waiting for a free core');
+  assert.equal(cardWord(run('starting'), S.settingUp), 'setting up');
+  assert.equal(cardWord(run('ready', { stepsDone: 40 }), S.paused), 'paused');  // a loaded file waiting for the user
+  assert.equal(cardWord(run('running'), S.training), STATE_WORD[S.training]);
 });
 
 test('the transitions: ends are ends, a blow-up goes back through paused', () => {

@@ -54,6 +54,17 @@ export const STATE_WORD = Object.freeze({
 });
 
 /**
+ * The words a run card shows for a run in a state: STATE_WORD's, except for a run of a comparison that is set up and
+ * has not trained, which waits for a free core (comparison.js sets one run up ahead of the slots).
+ * @param {{status: string, stepsDone: number}} run
+ * @param {string} state runState(run, …)
+ * @returns {string}
+ */
+export function cardWord(run, state) {
+  return run.status === 'ready' && run.stepsDone === 0 ? 'set up, waiting for a free core' : STATE_WORD[state];
+}
+
+/**
  * A run's state.
  * @param {{status: string, stepsDone: number, val: {loss: number[]}}} run a Run (runs.js)
  * @param {number|null} baseline the loss of the context-free guess the panel shows (unigram or uniform), null when

@@ -13,7 +13,7 @@ import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from
 import { publishFinding } from '../findings.js';
 import { streams } from '../protocol.js';
 import { drawScheduler, stepsBetween } from '../runs.js';
-import { failureSentence, panelStatus, runState, STATE_WORD } from '../run_state.js';
+import { cardWord, failureSentence, panelStatus, runState } from '../run_state.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
 import { buttonById, count, el, inputById, plural, showAlert, showRejection, table } from '../views/dom.js';
 import { numberFields } from '../views/number_fields.js';
@@ -413,7 +413,7 @@ export function setupBreak(app) {
     const val = run.val.loss.at(-1);
     c.facts.textContent = [
       restoredMark(run),
-      STATE_WORD[c.card.dataset.state],
+      cardWord(run, c.card.dataset.state),
       `step ${count(run.stepsDone)} / ${count(steps)}`,
       comp.meta?.seeds > 1 ? `seed ${run.settings.seed}` : '',
       Number.isFinite(ms) ? `${ms.toFixed(1)} ms per step` : '',

@@ -12,7 +12,7 @@ import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from
 import { publishFinding } from '../findings.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, Run, stepsBetween } from '../runs.js';
-import { failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
+import { cardWord, failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { headsTasks, prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
@@ -398,7 +398,7 @@ export function setupHeads(app) {
     c.progress.setAttribute('aria-label', `${run.label}: ${Math.round(pct)}% of the steps done`);
     c.facts.textContent = [
       restoredMark(run),
-      STATE_WORD[state],
+      cardWord(run, state),
       `step ${count(run.stepsDone)} / ${count(steps)}`,
       run.seconds > 0 ? `${count(run.tokensPerSecond())} tokens/s` : '',
       run.status === 'running' && Number.isFinite(left) ? `about ${Math.ceil(left)} s left` : '',
