@@ -45,7 +45,7 @@ export const PARTS = [
 ];
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-const AHEAD_MS = 50;  // a run that waited longer than this between its set-up and its start was set up ahead
+const AHEAD_MS = 10;  // a run that waited longer than this between its set-up and its start was set up ahead
 
 /**
  * @param {MeasuredExperiment} e
@@ -62,7 +62,7 @@ export function pageEfficiency(e, ceilingGflops) {
   const keysOf = PARTS.flatMap(([, , keys]) => keys);
   const seconds = (ms, keys) => sum(keys.map((k) => ms?.[k] ?? 0)) / 1000;
   // a run set up ahead: not one started together with the others, and set up well before it was told to start (a run
-  // set up while a slot is free starts in the same task, within a millisecond)
+  // set up while a slot is free starts in the same task, within a few milliseconds: 0–2 ms measured)
   const setUpAhead = (r) => !e.together && r.started_ms - r.ready_ms > AHEAD_MS;
   // what a run did in its slot: all of its work, or for a run set up ahead what it did after it was told to start
   const inSlot = (r, keys) => seconds(r.spent_ms, keys) - (setUpAhead(r) ? seconds(r.spent_before_start_ms, keys) : 0);
