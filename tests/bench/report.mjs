@@ -63,6 +63,7 @@ const pct = (x) => `${Math.round(x * 100)}%`;
 const kilo = (x) => (x >= 1000 ? `${(x / 1000).toFixed(1)}k` : x.toFixed(0));
 const times = (r) => `${r.toFixed(2)}x`;
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const workloadOf = (t) => t.workload ?? 'tiny-char';  // bench_torch.py's entries are tiny-char
 const trainingKey = (t) => `${workloadOf(t)} H=${t.heads}`;
 
@@ -449,7 +450,7 @@ if (page) {
     out(`  ${judged(r <= TARGET_OVER_LIMIT)} the heads comparison within ${TARGET_OVER_LIMIT}x of its machine limit (${num(r, 2)}x: ` +
       `${num(median('heads', (f) => f.wall))} s against ${num(median('heads', (f) => f.limit))} s)${defaults ? '' : quickNote}`);
     out(`  ${judged(median('heads', (f) => f.wall) <= TARGET_COMPARISON_S)} the H = 1/4/8 comparison at its defaults within a minute` +
-      ` (${num(median('heads', (f) => f.wall))} s, ${new Set(headsRuns.map((r) => r.seed)).size} seeds per H)${defaults ? '' : quickNote}`);
+      ` (${num(median('heads', (f) => f.wall))} s, ${plural(new Set(headsRuns.map((r) => r.seed)).size, 'seed')} per H)${defaults ? '' : quickNote}`);
   }
   const all = ['heads', 'offsets', 'break', 'induction'];
   if (all.every((n) => experiments.has(n))) {
