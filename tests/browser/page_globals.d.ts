@@ -9,7 +9,7 @@ interface Window {
   /** lab.test.mjs: the heights a framed page reported to its course page */
   heights: number[];
   /** seeds.test.mjs: the most runs holding a core and waiting cards seen while training, and when to stop looking */
-  seen: { maxBusy: number; maxWaiting: number };
+  seen: { maxBusy: number; maxTraining: number; maxWaiting: number };
   seenStop: boolean;
   /** status.test.mjs: every state each run card went through (by run), and the panel's */
   seenStates: { runs: Record<string, string[]>; panel: string[] };
