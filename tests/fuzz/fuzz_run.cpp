@@ -165,7 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fail_at != 0) {
         // the fail_at-th allocation of make_run fails (the Catch2 suite's operator new, tests/alloc_hook.cpp, linked
         // in here too; armed around make_run only, so the fuzzer's own allocations are outside the window)
-        mha::test::FailAllocation fail(long(fail_at));
+        mha::test::FailAllocation fail{long(fail_at)};  // braces: with parentheses this declared a function
         try {
             err = make_run(spec, run);
             // fewer allocations than fail_at: it was made whole, or refused for another reason
