@@ -37,7 +37,7 @@ const SETTINGS = {
   // a training run is saved at most this often (on its snapshots); done, blow-ups and a paused run's last snapshot at
   // once. A save copies the whole run (its snapshots: a few MB): every 2 s, the saves of the heads comparison took 16%
   // of a core on the main thread, taken from the two workers of a 2-core machine (a DevTools profile, issue 33);
-  // a reload loses at most this much training
+  // a reload loses the training since the last save: up to this long, and the steps between its snapshots before that
   saveEveryMs: 10_000,
 };
 
@@ -257,13 +257,15 @@ export class RunStore {
    */
   putRun(record) {
     return this.#write(async () => {
+      // the main thread's part of a save (its size, the text's id, the structured clone in put), for the page's tally
+      // (costs.js): the write itself is the browser's, off this thread
       const { text, ...run } = record.run;
-      const tid = textId(text ?? '');
-      const r = { ...record, kind: 'run', savedAt: Date.now(), textId: tid, run, bytes: sizeOf(run) };
+      const [tid, bytes] = pageCosts.timed('store', () => [textId(text ?? ''), sizeOf(run)]);
+      const r = { ...record, kind: 'run', savedAt: Date.now(), textId: tid, run, bytes };
       /** @type {object[]} the run, and its text when the store does not hold it yet */
       const writes = [r];
       if (!this.index.has(tid)) writes.push({ id: tid, kind: 'text', panel: '', savedAt: r.savedAt, text: text ?? '', bytes: sizeOf(text ?? '') });
-      await transact(this.db, 'readwrite', (s) => { for (const w of writes) s.put(w); });
+      await transact(this.db, 'readwrite', (s) => pageCosts.timed('store', () => { for (const w of writes) s.put(w); }));
       for (const w of writes) this.index.set(w.id, entryOf(w));
       await this.#applyCap();
     });
@@ -401,10 +403,6 @@ export class RunKeeper {
 
   /** Saves one run now (nothing for a run without a snapshot yet, or one that failed). */
   save(run) {
-    return pageCosts.timed('store', () => this.#saveNow(run));
-  }
-
-  #saveNow(run) {
     const o = this.owner.get(run);
     if (!o || this.dropped.has(run)) return Promise.resolve();
     o.last = Date.now();
