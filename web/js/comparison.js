@@ -4,6 +4,7 @@
 // drawing and its tables. The comparison acts on its runs' events (a run set up starts, a slot freed starts the
 // next) and passes every event on to the panel. No DOM in this file.
 import { RUN_EVENT, streams } from './protocol.js';
+import { waitsForCore } from './run_state.js';
 import { allReady, Run } from './runs.js';
 
 // a run holds one of the slots from its set-up until it ends, fails or blows up (then it waits for the user)
@@ -194,7 +195,7 @@ export class Comparison {
     let training = [...this.runs.values()].filter((r) => r.status === 'running' || (r.status === 'restarting' && r.wantRunning)).length;
     for (const p of this.plan) {
       if (training >= this.slots) return;
-      if (p.run?.status !== 'ready') continue;
+      if (!p.run || !waitsForCore(p.run)) continue;
       p.run.start();
       training += 1;
     }
@@ -218,7 +219,7 @@ export class Comparison {
   resume() {
     this.held = false;
     const planned = new Set(this.plan.map((p) => p.run));
-    for (const r of this.runs.values()) if (this.together || !planned.has(r) || r.status !== 'ready') r.start();
+    for (const r of this.runs.values()) if (this.together || !planned.has(r) || !waitsForCore(r)) r.start();
     this.fill();
     this.#startWaiting();
   }
@@ -239,7 +240,7 @@ export class Comparison {
     this.stopped = true;
     this.held = false;
     for (const p of this.plan) {
-      if (p.run?.status === 'ready' && !p.run.timeline.startedAt && !this.together) {
+      if (p.run && waitsForCore(p.run) && !this.together) {
         p.run.dispose();
         this.runs.delete(p.key);
         p.run = null;

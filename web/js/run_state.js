@@ -54,15 +54,22 @@ export const STATE_WORD = Object.freeze({
 });
 
 /**
- * The words a run card shows for a run in a state: STATE_WORD's, except for a run of a comparison that is set up and
- * has not trained, which waits for a free core (comparison.js sets one run up ahead of the slots).
+ * The words a run card shows for a run in a state: STATE_WORD's, except for a run that waits for a free core
+ * (waitsForCore).
  * @param {{status: string, stepsDone: number}} run
  * @param {string} state runState(run, …)
  * @returns {string}
  */
 export function cardWord(run, state) {
-  return run.status === 'ready' && run.stepsDone === 0 ? 'set up, waiting for a free core' : STATE_WORD[state];
+  return waitsForCore(run) ? 'set up, waiting for a free core' : STATE_WORD[state];
 }
+
+/**
+ * A run set up that has not trained: in a comparison it waits for a free core (one is set up ahead of the slots).
+ * @param {{status: string, stepsDone: number}} run
+ * @returns {boolean}
+ */
+export const waitsForCore = (run) => run.status === 'ready' && run.stepsDone === 0;
 
 /**
  * A run's state.
