@@ -8,9 +8,10 @@ import { CAP_BYTES, evictionPlan, sizeOf, thinRecord } from '../../web/js/run_st
 
 const MB = 1024 * 1024;
 
-test('sizeOf: typed arrays by length, strings 2 bytes a character, numbers 8, keys counted', () => {
+test('sizeOf: typed arrays and Blobs by length, strings 2 bytes a character, numbers 8, keys counted', () => {
   assert.equal(sizeOf(new Uint8Array(1000)), 1000);
   assert.equal(sizeOf(new Float64Array(10)), 80);
+  assert.equal(sizeOf(new Blob([new Uint8Array(700)])), 700);  // the model bytes as the store keeps them
   assert.equal(sizeOf('abc'), 6);
   assert.equal(sizeOf(3.5), 8);
   assert.equal(sizeOf(null), 0);

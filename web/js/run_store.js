@@ -2,7 +2,7 @@
 // IndexedDB and given back to their panel after a reload. A record holds what Run.toSaved() gives (settings, curves,
 // head traces, sample, status, and the model bytes: the weights snapshots for scrubbing, the last of them its final
 // weights, and lastFull, weights with the AdamW state and the step, to continue from or, for a finished run, to
-// come back at the step it was trained to) under the id `panel:key`; a
+// come back at the step it was trained to; kept as Blobs, see below) under the id `panel:key`; a
 // panel's plan (the comparison's head counts or variants and seeds, the runs still queued) is one more record, and
 // each training text is kept once, by content. No DOM in this file.
 //
@@ -44,13 +44,14 @@ const SETTINGS = {
 // ---------------------------------------------------------------- sizes and the eviction rule (pure)
 
 /**
- * About how many bytes a value takes in the store: typed arrays by their length, strings 2 bytes per character,
+ * About how many bytes a value takes in the store: typed arrays and Blobs by their length, strings 2 bytes per character,
  * numbers 8, objects and arrays the sum of their parts.
  * @param {any} v
  * @returns {number}
  */
 export function sizeOf(v) {
   if (v === null || v === undefined) return 0;
+  if (v instanceof Blob) return v.size;
   if (ArrayBuffer.isView(v)) return v.byteLength;
   if (v instanceof ArrayBuffer) return v.byteLength;
   if (typeof v === 'string') return 2 * v.length;
@@ -102,6 +103,46 @@ export function evictionPlan(entries, cap, other = 0) {
     }
   }
   return actions;
+}
+
+// ---------------------------------------------------------------- the model bytes, kept as Blobs
+// A record's weights (snapshots[].bytes and lastFull.bytes: about 6 MB for a default heads run) are kept as Blobs,
+// not as the Uint8Arrays the page holds. IndexedDB serializes a Uint8Array on the main thread when it is put, and
+// gives a new one back, on the main thread again, when a record is read (the cap's thinning reads a whole run to
+// rewrite it without its snapshots): in Chromium 156 a 6 MB run record took 80 to 115 ms of the main thread to put
+// and 45 to 67 ms to read, against about 45 ms to make its Blobs once and 1.4 ms to put those (a /tmp driver, issue
+// 33), and a Blob read back is a handle until its bytes are asked for. The heads comparison's saves took 29 s of the
+// main thread of a 2-core machine (49 s busy with the store, 20.5 s without: scripts/bench_page.mjs).
+// Each snapshot's Blob is made once, at its first save (a training run is saved again and again, its earlier
+// snapshots unchanged), and forgotten once its run is saved done (the Blobs' bytes are held by the browser while the
+// page holds them).
+/** @type {WeakMap<Uint8Array, Blob>} */
+const blobOf = new WeakMap();
+
+/**
+ * @param {Uint8Array<ArrayBuffer> | Blob} bytes a model's bytes (the worker's, never on a shared buffer), or a Blob
+ * @returns {Blob}
+ */
+function asBlob(bytes) {
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let blob = blobOf.get(bytes);
+  if (!blob) blobOf.set(bytes, blob = new Blob([bytes]));
+  return blob;
+}
+
+// run (Run.toSaved() without its text) with its model bytes as Blobs: a copy, the run untouched
+function withBlobs(run) {
+  return { ...run, snapshots: run.snapshots.map((s) => ({ ...s, bytes: asBlob(s.bytes) })),
+    lastFull: run.lastFull && { ...run.lastFull, bytes: asBlob(run.lastFull.bytes) } };
+}
+
+const bytesOf = async (b) => (b instanceof Blob ? new Uint8Array(await b.arrayBuffer()) : b);
+
+// a stored run with its model bytes as Uint8Arrays again (a record kept before they were Blobs has them already)
+async function withBytes(run) {
+  const snapshots = await Promise.all(run.snapshots.map(async (s) => ({ ...s, bytes: await bytesOf(s.bytes) })));
+  const lastFull = run.lastFull && { ...run.lastFull, bytes: await bytesOf(run.lastFull.bytes) };
+  return { ...run, snapshots, lastFull };
 }
 
 // a cheap fingerprint of a text (FNV-1a over its UTF-16 units, and its length): the id of its record
@@ -243,8 +284,15 @@ export class RunStore {
       this.claim(panel);
       const records = this.kept;
       const texts = new Map(records.filter((r) => r.kind === 'text').map((r) => [r.id, r.text]));
-      return records.filter((r) => r.panel === panel).map((r) => (r.kind === 'run'
-        ? { ...r, run: { ...r.run, text: texts.get(r.textId) ?? '' } } : r));
+      const back = await Promise.all(records.filter((r) => r.panel === panel).map(async (r) => {
+        if (r.kind !== 'run') return r;
+        try {
+          return { ...r, run: { ...await withBytes(r.run), text: texts.get(r.textId) ?? '' } };
+        } catch {
+          return null;  // its bytes are gone (the browser cleared them): this run is not taken back
+        }
+      }));
+      return back.filter((r) => r !== null);
     } catch (err) {
       this.#refused(err);
       return [];
@@ -259,14 +307,19 @@ export class RunStore {
     return this.#write(async () => {
       // the main thread's part of a save (its size, the text's id, the structured clone in put), for the page's tally
       // (costs.js): the write itself is the browser's, off this thread
-      const { text, ...run } = record.run;
-      const [tid, bytes] = pageCosts.timed('store', () => [textId(text ?? ''), sizeOf(run)]);
+      const { text, ...saved } = record.run;
+      const [tid, run, bytes] = pageCosts.timed('store', () => {
+        const kept = withBlobs(saved);
+        return [textId(text ?? ''), kept, sizeOf(kept)];
+      });
       const r = { ...record, kind: 'run', savedAt: Date.now(), textId: tid, run, bytes };
       /** @type {object[]} the run, and its text when the store does not hold it yet */
       const writes = [r];
       if (!this.index.has(tid)) writes.push({ id: tid, kind: 'text', panel: '', savedAt: r.savedAt, text: text ?? '', bytes: sizeOf(text ?? '') });
       await transact(this.db, 'readwrite', (s) => pageCosts.timed('store', () => { for (const w of writes) s.put(w); }));
       for (const w of writes) this.index.set(w.id, entryOf(w));
+      // a finished run is not saved again: its snapshots' Blobs are the store's alone now
+      if (saved.status === 'done') for (const b of [...saved.snapshots, saved.lastFull]) if (b) blobOf.delete(b.bytes);
       await this.#applyCap();
     });
   }
