@@ -97,11 +97,11 @@ val constants() {
     for (const mha::InductionSetting& k : mha::kInductionSettings) {
         val s = val::object();
         s.set("context", k.context), s.set("segMin", k.seg_min), s.set("segMax", k.seg_max);
-        s.set("batch", k.batch), s.set("steps", k.steps);
+        s.set("batch", k.batch), s.set("steps", k.steps), s.set("lr", k.lr);
         settings.set(k.name, s);
     }
     val induction = val::object();
-    induction.set("lr", mha::kInductionLr), induction.set("warmup", mha::kInductionWarmup);
+    induction.set("warmup", mha::kInductionWarmup);
     induction.set("vocab", mha::kInductionVocab), induction.set("probes", mha::kInductionProbes);
     // the offsets task as "Heads, compared" ships it: its architecture and schedule (D and H are the form's)
     const mha::OffsetsSetting& k = mha::kOffsetsSetting;

@@ -189,7 +189,7 @@ RunSpec induction_lab_spec(const InductionSetting& setting, int layers, std::uin
     spec.model.max_seq_len = setting.context, spec.model.mlp = false;
     TrainConfig& t = spec.train;
     t.batch = setting.batch, t.steps = setting.steps, t.warmup = kInductionWarmup;
-    t.lr = kInductionLr, t.min_lr = kInductionLr, t.adamw.weight_decay = 0, t.seed = seed;
+    t.lr = setting.lr, t.min_lr = setting.lr, t.adamw.weight_decay = 0, t.seed = seed;
     return spec;
 }
 
@@ -315,8 +315,8 @@ const std::vector<Preset>& presets() {
             n.seg_min = k.seg_min, n.seg_max = k.seg_max;
             n.d_model = spec.model.d_model, n.n_heads = spec.model.n_heads, n.n_layers = spec.model.n_layers;
             n.context = k.context, n.mlp = spec.model.mlp;
-            n.batch = k.batch, n.steps = k.steps, n.warmup = kInductionWarmup, n.lr = kInductionLr;
-            n.min_lr = kInductionLr, n.weight_decay = 0;
+            n.batch = k.batch, n.steps = k.steps, n.warmup = kInductionWarmup, n.lr = k.lr;
+            n.min_lr = k.lr, n.weight_decay = 0;
             p.push_back({std::string("induction-") + k.name, "induction",
                          std::string("the induction lab's ") + k.name + " setting: the 2-layer attention-only model "
                          "(--layers 1: its control)", n, 0, 0});

@@ -67,7 +67,7 @@ test('every preset is a run the core accepts; the offsets preset is the offsets 
     assert.equal(p.settings[k], o[k], k);
   const short = c.presets['induction-short'].settings;
   assert.equal(short.context, c.inductionSettings.short.context);
-  assert.equal(short.lr, c.induction.lr);
+  assert.equal(short.lr, c.inductionSettings.short.lr);
 });
 
 test('a run of a task reports its own settings in its facts', async () => {

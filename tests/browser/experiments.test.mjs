@@ -92,9 +92,11 @@ test('induction heads: the 2-layer model and the 1-layer control train, with liv
   assert.equal(await p.inputValue('#n-steps'), '80');
   await p.check('input[name="ntask"][value="long"]');
   assert.equal(await p.inputValue('#n-steps'), '16000');
+  assert.equal(Number(await p.inputValue('#n-lr')), 2e-3);  // each setting has its rate (run_settings.hpp)
   await p.waitForFunction(() => /ntask=long/.test(location.hash));
   await p.check('input[name="ntask"][value="short"]');
-  assert.equal(await p.inputValue('#n-steps'), '4500');
+  assert.equal(await p.inputValue('#n-steps'), '3500');
+  assert.equal(Number(await p.inputValue('#n-lr')), 1.5e-3);
   await p.fill('#n-steps', '80');
   const t0 = Date.now();
   await p.click('#n-start');

@@ -196,9 +196,10 @@ test('a link with nonsense values says what each must be', async () => {
 test('induction: the expected time before a run, and a question in the page before a long one', async () => {
   const p = await openPage('#panel=induction');
   try {
-    // the default (4,500 steps) before any run here: the fallback measured idle, under the two minutes that ask first
+    // the default (3,500 steps of 64 × 16 tokens) before any run here: 3,584,000 tokens at the fallback measured idle,
+    // 131,000 tokens/s, are 27.4 s, under the two minutes that ask first
     const estimate = await p.textContent('#n-estimate');
-    assert.match(estimate, /^2 runs of 4,500 steps \(the 2-layer model and its control\): about 35 s here \(131,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
+    assert.match(estimate, /^2 runs of 3,500 steps \(the 2-layer model and its control\): about 27 s here \(131,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
     // the page's own 16,000-step link: the long setting, asked about before it starts
     await p.goto(p.url().split('#')[0].split('?')[0] + '?panel=induction&ntask=long&nsteps=16000');
     await p.waitForSelector('html[data-ready="true"]');

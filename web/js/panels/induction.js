@@ -25,10 +25,10 @@ import { liveToggle } from '../views/live_toggle.js';
 const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 500,        // as the heads panel (heads.js SETTINGS.drawMs)
-  // tokens/s of one worker before any run here, for the time estimate: the default (short: 4,500 steps of B = 64,
-  // T = 16, 4,608,000 tokens per run) took 36.7 s and 33.8 s of wall time for both runs in headless Chromium on an
-  // idle 2-core machine (`node scripts/bench_page.mjs`, 2026-11-27; docs/experiments.md, "How long things take"):
-  // 4,608,000 / 35.2 s
+  // tokens/s of one worker before any run here, for the time estimate: the default of that day (short: 4,500 steps
+  // of B = 64, T = 16, 4,608,000 tokens per run; the default is 3,500 steps since) took 36.7 s and 33.8 s of wall time
+  // for both runs in headless Chromium on an idle 2-core machine (`node scripts/bench_page.mjs`, 2026-11-27;
+  // docs/experiments.md, "How long things take"): 4,608,000 / 35.2 s
   fallbackTokensPerSecond: 131000,
 };
 
@@ -373,6 +373,7 @@ export function setupInduction(app) {
     r.addEventListener('change', () => {
       app.state.ntask = r.value;
       app.state.nsteps = preset().settings.steps;
+      app.state.nlr = preset().settings.lr;
       app.save();
       show();
       ui.confirm.hidden = true;
