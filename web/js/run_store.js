@@ -44,8 +44,8 @@ const SETTINGS = {
 // ---------------------------------------------------------------- sizes and the eviction rule (pure)
 
 /**
- * About how many bytes a value takes in the store: typed arrays and Blobs by their length, strings 2 bytes per character,
- * numbers 8, objects and arrays the sum of their parts.
+ * About how many bytes a value takes in the store: typed arrays and Blobs by their length, strings 2 bytes per
+ * character, numbers 8, objects and arrays the sum of their parts.
  * @param {any} v
  * @returns {number}
  */
@@ -111,8 +111,9 @@ export function evictionPlan(entries, cap, other = 0) {
 // gives a new one back, on the main thread again, when a record is read (the cap's thinning reads a whole run to
 // rewrite it without its snapshots): in Chromium 156 a 6 MB run record took 80 to 115 ms of the main thread to put
 // and 45 to 67 ms to read, against about 45 ms to make its Blobs once and 1.4 ms to put those (a /tmp driver, issue
-// 33), and a Blob read back is a handle until its bytes are asked for. The heads comparison's saves took 29 s of the
-// main thread of a 2-core machine (49 s busy with the store, 20.5 s without: scripts/bench_page.mjs).
+// 33), and a Blob read back is a handle until its bytes are asked for. In the heads comparison the main thread of a
+// 2-core machine was busy 39 to 45 s with the Uint8Arrays, 29 to 34 s with the Blobs (scripts/bench_page.mjs, runs
+// interleaved: docs/experiments.md, "Runs kept in the browser: what they cost").
 // Each snapshot's Blob is made once, at its first save (a training run is saved again and again, its earlier
 // snapshots unchanged), and forgotten once its run is saved done (the Blobs' bytes are held by the browser while the
 // page holds them).
@@ -318,7 +319,8 @@ export class RunStore {
       if (!this.index.has(tid)) writes.push({ id: tid, kind: 'text', panel: '', savedAt: r.savedAt, text: text ?? '', bytes: sizeOf(text ?? '') });
       await transact(this.db, 'readwrite', (s) => pageCosts.timed('store', () => { for (const w of writes) s.put(w); }));
       for (const w of writes) this.index.set(w.id, entryOf(w));
-      // a finished run is not saved again: its snapshots' Blobs are the store's alone now
+      // a finished run is seldom saved again (one taken back after a reload is, and makes its Blobs anew): its Blobs
+      // are the store's alone now
       if (saved.status === 'done') for (const b of [...saved.snapshots, saved.lastFull]) if (b) blobOf.delete(b.bytes);
       await this.#applyCap();
     });
