@@ -183,11 +183,14 @@ test('rejected inputs are sentences in the user\'s terms, next to the control, o
 });
 
 test('a link with nonsense values says what each must be', async () => {
-  const p = await openPage('#H=-3&steps=2.5');
+  const p = await openPage('#H=-3&steps=2.5&ntask=long&nlr=fast');
   try {
     const notice = await p.textContent('#link-notice');
     assert.match(notice, /H must be a whole number from 1 to 64, not “-3”: using 4\./);
     assert.match(notice, /steps must be a whole number from 1 to 5000, not “2\.5”: using 300\./);
+    // a rate that follows the induction setting falls back to that setting's (long: 2e-3), and says so
+    assert.match(notice, /nlr must be a number from 0\.000001 to 1, not “fast”: using 0\.002\./);
+    assert.equal(Number(await p.inputValue('#n-lr')), 2e-3);
   } finally {
     await p.close();
   }
@@ -200,9 +203,14 @@ test('induction: the expected time before a run, and a question in the page befo
     // 131,000 tokens/s, are 27.4 s, under the two minutes that ask first
     const estimate = await p.textContent('#n-estimate');
     assert.match(estimate, /^2 runs of 3,500 steps \(the 2-layer model and its control\): about 27 s here \(131,000 tokens\/s per worker, measured in headless Chromium on an idle 2-core machine; this browser's own speed replaces it after a first run; \d at a time\)\.$/);
-    // the page's own 16,000-step link: the long setting, asked about before it starts
-    await p.goto(p.url().split('#')[0].split('?')[0] + '?panel=induction&ntask=long&nsteps=16000');
+    // the page's own 16,000-step link: the long setting, asked about before it starts. The link names the setting
+    // only: its steps and rate are the long preset's (state.js defaultIn), 16,000 and 2e-3 (run_settings.hpp)
+    const longLink = await p.getAttribute('#n-long', 'href');
+    assert.equal(longLink, '?panel=induction&ntask=long');
+    await p.goto(p.url().split('#')[0].split('?')[0] + longLink);
     await p.waitForSelector('html[data-ready="true"]');
+    assert.equal(await p.inputValue('#n-steps'), '16000');
+    assert.equal(Number(await p.inputValue('#n-lr')), 2e-3);
     assert.match(await p.textContent('#n-estimate'), /^2 runs of 16,000 steps .*: about (\d+\.\d) min here/);
     await p.click('#n-start');
     await p.waitForSelector('#n-confirm:not([hidden])');

@@ -15,7 +15,7 @@ import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './protocol.js';
 import { openRunStore, RunKeeper } from './run_store.js';
-import { completeProps, defaultState, HIDEABLE, propRange, props, rangeError, readHash, readLayout, writeHash } from './state.js';
+import { completeProps, defaultState, HIDEABLE, propRange, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { inputById as input, numberIn, showAlert } from './views/dom.js';
 import { ReshapeView } from './views/reshape_view.js';
@@ -85,15 +85,19 @@ function showState() {
 }
 
 
-function showNotice(rejected) {
+/**
+ * @param {import('./state.js').Rejected[]} rejected
+ * @param {import('./state.js').State} used the settings read, where each rejected one holds the default it fell back to
+ */
+function showNotice(rejected, used) {
   if (rejected.length === 0) {
     ui.notice.hidden = true;
     return;
   }
-  const defaults = Object.fromEntries(props().map((p) => [p.name, Array.isArray(p.default) ? p.default.join(',') : p.default]));
   // one sentence per setting, in the user's terms: "H must be a whole number from 1 to 64, not “-3”: using 4."
-  const parts = rejected.map((r) => (r.name in defaults
-    ? `${r.name} ${r.reason}, not “${clip(r.value)}”: using ${clip(String(defaults[r.name]))}.`
+  const shown = (/** @type {import('./state.js').Value} */ v) => (Array.isArray(v) ? v.join(',') : String(v));
+  const parts = rejected.map((r) => (Object.hasOwn(used, r.name)
+    ? `${r.name} ${r.reason}, not “${clip(r.value)}”: using ${clip(shown(used[r.name]))}.`
     : `“${clip(r.name)}” is ${r.reason}.`));
   ui.noticeText.textContent = `Some settings in the link were not used. ${parts.join(' ')}`;
   ui.notice.hidden = false;
@@ -240,7 +244,7 @@ function bindControls() {
     for (const key of Object.keys(state)) delete state[key];
     Object.assign(state, s);
     showState();
-    showNotice(rejected);
+    showNotice(rejected, s);
     showAll();
     render();
   });
@@ -370,7 +374,7 @@ async function start() {
   state = parsed.state;
   showBounds();
   showState();
-  showNotice(parsed.rejected);
+  showNotice(parsed.rejected, parsed.state);
   bindControls();
   const store = await storing;
   app.keeper = new RunKeeper(store);

@@ -9,8 +9,10 @@
 import { STEP_IDS } from './lesson/steps.js';
 
 /**
- * @typedef {{name: string, type: 'int', default: number, min: number, max: number, help: string}
- *         | {name: string, type: 'number', default: number, min: number, max: number, help: string}
+ * @typedef {{name: string, defaults: Readonly<Record<string, number>>}} Follows  a default that is another
+ *   setting's choice's: the induction lab's steps and rate are those of the setting (ntask) chosen
+ * @typedef {{name: string, type: 'int', default: number, min: number, max: number, help: string, follows?: Follows}
+ *         | {name: string, type: 'number', default: number, min: number, max: number, help: string, follows?: Follows}
  *         | {name: string, type: 'enum', default: string, values: string[], help: string}
  *         | {name: string, type: 'string', default: string, maxLength: number, help: string}
  *         | {name: string, type: 'ints', default: number[], min: number, max: number, minCount: number,
@@ -91,12 +93,17 @@ function makeProps(c) {
   const { limits, defaults: run } = c;
   /** @type {(name: string, help: string) => Prop} */
   const seed = (name, help) => ({ name, type: 'int', default: run.seed, min: 0, max: limits.maxSeed, help });
-  /** @type {(name: string, def: number, max: number, help: string) => Prop} */
-  const lr = (name, def, max, help) => ({ name, type: 'number', default: def, min: PAGE.minLr, max, help });
+  /** @type {(name: string, def: number, max: number, help: string, follows?: Follows) => Prop} */
+  const lr = (name, def, max, help, follows) => ({ name, type: 'number', default: def, min: PAGE.minLr, max, help,
+    ...(follows ? { follows } : {}) });
   const ntask = 'short';  // page: the induction lab's default setting, the one that fits a minute
-  // the induction lab's settings are the core's presets 'induction-<setting>'
+  // the induction lab's settings are the core's presets 'induction-<setting>'; each brings its steps and rate, so
+  // that a link with ntask=long and no nsteps or nlr trains the long setting as the core measured it
   const inductionSettings = Object.keys(c.presets).filter((k) => k.startsWith('induction-')).map((k) => k.slice('induction-'.length));
   const induction = c.presets[`induction-${ntask}`].settings;
+  /** @type {(key: 'steps'|'lr') => Follows} */
+  const perSetting = (key) => ({ name: 'ntask',
+    defaults: Object.fromEntries(inductionSettings.map((n) => [n, c.presets[`induction-${n}`].settings[key]])) });
   const broken = c.presets.break.settings;  // Break it's runs: the core's preset
   return [
     LAYOUT.panel,
@@ -149,8 +156,8 @@ function makeProps(c) {
     // induction heads: 2-layer attention-only model and a 1-layer control on the repeated-segment task
     { name: 'ntask', type: 'enum', default: ntask, values: inductionSettings, help: 'setting of the induction lab' },
     { name: 'nsteps', type: 'int', default: induction.steps, min: 1, max: PAGE.inductionMaxSteps,
-      help: 'training steps of the induction lab' },
-    lr('nlr', induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab'),
+      help: 'training steps of the induction lab', follows: perSetting('steps') },
+    lr('nlr', induction.lr, PAGE.inductionMaxLr, 'learning rate (constant) of the induction lab', perSetting('lr')),
     seed('nseed', 'seed of the induction lab'),
     // parameters and KV cache (Llama-2-70B: panels/kv_presets.js): arithmetic only, nothing is built
     { name: 'kvL', type: 'int', default: 80, min: 1, max: 1000, help: 'layers' },
@@ -186,9 +193,12 @@ export function completeProps(constants) {
   const table = makeProps(constants).map((p) => Object.freeze(p));
   // a page's choice that the core's constants have overtaken (a default outside its range) is a bug: say which
   for (const p of table) {
-    const raw = Array.isArray(p.default) ? p.default.join(',') : String(p.default);
-    const parsed = parseValue(p, raw);
-    if (parsed.ok === false) throw new Error(`state.js: the default of ${p.name} (${raw}) does not fit: it ${parsed.reason}`);
+    const all = 'follows' in p && p.follows ? Object.values(p.follows.defaults) : [p.default];
+    for (const d of all) {
+      const raw = Array.isArray(d) ? d.join(',') : String(d);
+      const parsed = parseValue(p, raw);
+      if (parsed.ok === false) throw new Error(`state.js: the default of ${p.name} (${raw}) does not fit: it ${parsed.reason}`);
+    }
   }
   PROPS = Object.freeze(table);
   BY_NAME = new Map(PROPS.map((p) => [p.name, p]));
@@ -220,6 +230,18 @@ export function prop(name) {
  */
 export function defaultState() {
   return defaultsOf(props());
+}
+
+/**
+ * A setting's default where the others are as in state: its own, or the one of the choice it follows.
+ * @param {Prop} p
+ * @param {State} state
+ * @returns {Value}
+ */
+export function defaultIn(p, state) {
+  if (!('follows' in p) || !p.follows) return p.default;
+  const choice = state[p.follows.name];
+  return typeof choice === 'string' && Object.hasOwn(p.follows.defaults, choice) ? p.follows.defaults[choice] : p.default;
 }
 
 /**
@@ -309,6 +331,8 @@ export function rangeError(name, value, label) {
 /**
  * Reads settings from a URL's query and hash (the hash wins: the page writes its state there; the query is how
  * an embed says ?embed=1&panel=heads). Missing settings take their defaults; nonsense ones too, and are listed.
+ * A default that follows another setting (defaultIn) is that of the choice read: ?ntask=long gives the long
+ * setting's steps and rate.
  * @param {string} hash e.g. location.hash, with or without the leading '#'
  * @param {string} [search] e.g. location.search, with or without the leading '?'
  * @returns {{state: State, rejected: Rejected[]}}
@@ -341,6 +365,7 @@ function read(table, hash, search) {
   const byName = new Map(table.map((p) => [p.name, p]));
   const state = defaultsOf(table);
   const rejected = [];
+  const given = new Set();
   const params = [...new URLSearchParams(search.replace(/^\?/, '')), ...new URLSearchParams(hash.replace(/^#/, ''))];
   for (const [name, value] of params) {
     const p = byName.get(name);
@@ -349,14 +374,19 @@ function read(table, hash, search) {
       continue;
     }
     const parsed = parseValue(p, value);
-    if (parsed.ok === true) state[name] = parsed.value;
-    else rejected.push({ name, value, reason: parsed.reason });
+    if (parsed.ok === true) {
+      state[name] = parsed.value;
+      given.add(name);
+    } else {
+      rejected.push({ name, value, reason: parsed.reason });
+    }
   }
+  for (const p of table) if ('follows' in p && p.follows && !given.has(p.name)) state[p.name] = defaultIn(p, state);
   return { state, rejected };
 }
 
 /**
- * Writes settings as a URL hash, in PROPS order, leaving out those at their defaults (short links). Values are
+ * Writes settings as a URL hash, in PROPS order, leaving out those at their defaults (defaultIn: short links). Values are
  * written as they are (the page may hold a D the core rejects, so that the link reproduces the message);
  * readHash() is the strict side.
  * @param {State} state
@@ -368,7 +398,8 @@ export function writeHash(state) {
     const v = state[p.name];
     if (typeof v === 'number' && !Number.isFinite(v)) continue;  // an emptied number field: left out
     if (Array.isArray(v) && v.some((x) => typeof x === 'number' && !Number.isFinite(x))) continue;  // and a list
-    if (Array.isArray(v) && Array.isArray(p.default) ? v.join(',') === p.default.join(',') : v === p.default) continue;
+    const d = defaultIn(p, state);
+    if (Array.isArray(v) && Array.isArray(d) ? v.join(',') === d.join(',') : v === d) continue;
     params.set(p.name, Array.isArray(v) ? v.join(',') : String(v));
   }
   return '#' + params.toString();
