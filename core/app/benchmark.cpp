@@ -377,7 +377,7 @@ StepProfile profile_training_steps(Trainer& trainer, int steps) {
     return p;
 }
 
-std::string run_benchmarks(bool quick) {
+std::string run_benchmarks(bool quick, int profile_heads) {
     const double t = quick ? 0.05 : 0.5;
     std::ostringstream js;
     js.precision(4);
@@ -444,13 +444,13 @@ std::string run_benchmarks(bool quick) {
            << ",\"share_of_peak_beside_max\":" << json_number(r.share_beside_max) << "}";
         first = false;
     }
-    // where the time of one tiny-char step goes, at H = 4 (the mean over several profiled steps)
+    // where the time of one tiny-char step goes, at H = profile_heads (the mean over several profiled steps)
     js << "],\"profile\":";
     {
         const int pairs = quick ? 3 : 20;
-        Trainer trainer = tiny_char_trainer(tiny_char(4), 2 * pairs + 3);
+        Trainer trainer = tiny_char_trainer(tiny_char(profile_heads), 2 * pairs + 3);
         for (int i = 0; i < 3; ++i) trainer.step();
-        write_profile_json(js, profile_training_steps(trainer, pairs), 4);
+        write_profile_json(js, profile_training_steps(trainer, pairs), profile_heads);
     }
     // every attention variant of the "Break it" panel on tiny-char with H = 4: what each costs per step
     js << ",\"variants\":[";

@@ -16,8 +16,9 @@
 namespace mha {
 
 // JSON text: {"simd", "peak_gflops", "peak": {...}, "matmuls": [...], "training": [...], "profile": {...},
-// "variants": [...]}. quick = true runs shorter loops (for a smoke test of the benchmark itself).
-std::string run_benchmarks(bool quick);
+// "variants": [...]}. quick = true runs shorter loops (for a smoke test of the benchmark itself); the profile is of
+// a step with profile_heads heads (a divisor of D = 64).
+std::string run_benchmarks(bool quick, int profile_heads = 4);
 
 // The matmul flops of one training step (forward + backward; AdamW, LayerNorm, softmax, GELU and the rest are
 // elementwise and not counted), for the canonical layout with `kv_heads()` K/V heads, B sequences of T tokens:
