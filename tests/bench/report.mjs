@@ -4,7 +4,9 @@
 //   node tests/bench/report.mjs [--dir build/bench] [--quick] [--note "text"]...
 // Files read, when present: native-avx512.json, native-avx2.json (one per native SIMD level; native.json from an
 // older run too), wasm-node.json, chromium.json (core/benchmark.hpp's JSON, Chromium's with an "environment"
-// object), pytorch.json (scripts/bench_torch.py's JSON) and page.json (scripts/bench_page.mjs's JSON).
+// object), pytorch.json (scripts/bench_torch.py's JSON) and page.json (scripts/bench_page.mjs's JSON); from
+// scripts/bench --rounds N also NAME.round2.json .. NAME.roundN.json, the later rounds of each platform: the table
+// is the first round's, and a section gives each training speed and each ratio as its range over the rounds.
 // Counting rule of every GFLOP/s figure: a multiply-add is 2 flops (native FMA: 2 per lane; wasm mul + add: 2).
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,6 +33,13 @@ for (const p of PLATFORMS) {
   p.data = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
 }
 const present = PLATFORMS.filter((p) => p.data);
+// every round of each platform, round 1 first (the platform's entry in a round it did not run in is null)
+const MAX_ROUNDS = 9;
+const roundFile = (key, r) => join(dir, r === 1 ? `${key}.json` : `${key}.round${r}.json`);
+const lastRound = Math.max(1, ...PLATFORMS.flatMap((p) => Array.from({ length: MAX_ROUNDS }, (_, i) => i + 1)
+  .filter((r) => existsSync(roundFile(p.key, r)))));
+const rounds = Object.fromEntries(PLATFORMS.map((p) => [p.key, Array.from({ length: lastRound }, (_, i) =>
+  (i === 0 ? p.data : existsSync(roundFile(p.key, i + 1)) ? JSON.parse(readFileSync(roundFile(p.key, i + 1), 'utf8')) : null))]));
 const pageFile = join(dir, 'page.json');  // scripts/bench_page.mjs: the built site's own numbers
 const page = existsSync(pageFile) ? JSON.parse(readFileSync(pageFile, 'utf8')) : null;
 const byKey = Object.fromEntries(PLATFORMS.map((p) => [p.key, p.data]));
@@ -292,16 +301,53 @@ const compare = (title, other, phrase, base) => {
   out(`  ${pad(title, 24)}${rs.length ? rs.map(({ key, r }) => `${short(key)}: ${phrase(r)}`).join('   ') : `${dash} (not run)`}`);
   return rs;
 };
-const vsTorch = compare('native vs PyTorch', byKey.pytorch,
+compare('native vs PyTorch', byKey.pytorch,
   (r) => (r >= 1 ? `native ${times(r)} faster` : `native ${times(1 / r)} slower`));
 const slower = (r) => (r >= 1 ? `${times(r)} slower` : `${times(1 / r)} faster`);
 const vsChromium = compare('Chromium vs native', byKey.chromium, slower);
 compare('wasm (node) vs native', byKey['wasm-node'], slower);
-const chromiumVsTorch = compare('Chromium vs PyTorch', byKey.chromium,
+compare('Chromium vs PyTorch', byKey.chromium,
   (r) => (r <= 1 ? `Chromium ${times(1 / r)} faster` : `Chromium ${times(r)} slower`), byKey.pytorch);
 if (byKey['native-avx512'] && byKey['native-avx2'])
   compare('avx512 vs avx2', byKey['native-avx512'], slower, byKey['native-avx2']);
 out();
+
+// ---------------------------------------------------------------- over the rounds (scripts/bench --rounds N)
+// Each round's ratio pairs that round's runs (run one after another): a ratio's range is over the rounds, and a
+// target on a ratio holds only when it holds in every round.
+const fastestIn = (r) => ({ training: trainingKeys.flatMap((key) => {
+  const runs = NATIVES.map((k) => findTraining(rounds[k][r], key)).filter(Boolean);
+  return runs.length ? [runs.reduce((a, b) => (b.ms_per_step < a.ms_per_step ? b : a))] : [];
+}) });
+/** @type {(other: string, base?: string) => {key: string, rs: number[]}[]} per training row, the ratio in each round */
+const roundRatios = (other, base) => trainingKeys.flatMap((key) => {
+  const rs = rounds[other].flatMap((d, r) => {
+    const a = findTraining(base ? rounds[base][r] : fastestIn(r), key);
+    const b = findTraining(d, key);
+    return a && b ? [b.ms_per_step / a.ms_per_step] : [];
+  });
+  return rs.length ? [{ key, rs }] : [];
+});
+if (lastRound > 1) {
+  out(`over ${lastRound} rounds (scripts/bench --rounds ${lastRound}: every platform once per round, one after another), ` +
+      'ms/step of each round, min–max (how many rounds)');
+  for (const key of trainingKeys) {
+    out(row(`  ${key}`, cols.map((p) => {
+      const xs = rounds[p.key].map((d) => findTraining(d, key)?.ms_per_step).filter(Number.isFinite);
+      return xs.length ? `${ms(Math.min(...xs))}–${ms(Math.max(...xs))} (${xs.length})` : dash;
+    })));
+  }
+  out('  the ratios, each round\'s pair, min–max over the rounds:');
+  const over = (title, rs, phrase) => out(`  ${pad(title, 24)}${rs.length
+    ? rs.map(({ key, rs: xs }) => `${short(key)}: ${phrase(Math.min(...xs), Math.max(...xs))}`).join('   ') : `${dash} (not run)`}`);
+  over('native vs PyTorch', roundRatios('pytorch'), (a, b) => `native ${a.toFixed(2)}–${times(b)} faster`);
+  over('Chromium vs PyTorch', roundRatios('chromium', 'pytorch'), (a, b) => `Chromium ${(1 / b).toFixed(2)}–${times(1 / a)} faster`);
+  over('Chromium vs native', roundRatios('chromium'), (a, b) => `${a.toFixed(2)}–${times(b)} slower`);
+  out();
+}
+// the worst round's ratio per row, for the targets: largest (other slower) or smallest
+const worstOver = (list, largest) => list.map(({ key, rs }) => ({ key, r: largest ? Math.max(...rs) : Math.min(...rs) }));
+const roundsNote = lastRound > 1 ? `, worst of ${lastRound} rounds` : '';
 
 // ---------------------------------------------------------------- the page (scripts/bench_page.mjs)
 const kB = (b) => `${(b / 1024).toFixed(0)} KB`;
@@ -388,17 +434,19 @@ const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT me
         : ` (${num(t.gflops)} of ${num(byKey.chromium.peak_gflops)} GFLOP/s: ${pct(t.share_of_peak)})`}`);
 }
 {
-  // r = Chromium ms / PyTorch ms: <= 1 means at least as fast
-  const ok = chromiumVsTorch.length ? chromiumVsTorch.every(({ r }) => r <= 1) : null;
-  const worst = chromiumVsTorch.length ? chromiumVsTorch.reduce((a, b) => (b.r > a.r ? b : a)) : null;
+  // r = Chromium ms / PyTorch ms: <= 1 means at least as fast; every round's pair
+  const rs = worstOver(roundRatios('chromium', 'pytorch'), true);
+  const ok = rs.length ? rs.every(({ r }) => r <= 1) : null;
+  const worst = rs.length ? rs.reduce((a, b) => (b.r > a.r ? b : a)) : null;
   out(`  ${verdict(ok)} Chromium at least as fast as PyTorch one-thread at every H` +
-      `${worst ? ` (worst: ${short(worst.key)}, Chromium at ${times(1 / worst.r)} PyTorch's speed)` : ' (Chromium or PyTorch not run)'}`);
+      `${worst ? ` (worst: ${short(worst.key)}, Chromium at ${times(1 / worst.r)} PyTorch's speed${roundsNote})` : ' (Chromium or PyTorch not run)'}`);
 }
 {
-  const ok = vsTorch.length ? vsTorch.every(({ r }) => r >= TARGET_NATIVE_VS_TORCH) : null;
-  const worst = vsTorch.length ? vsTorch.reduce((a, b) => (b.r < a.r ? b : a)) : null;
+  const rs = worstOver(roundRatios('pytorch'), false);
+  const ok = rs.length ? rs.every(({ r }) => r >= TARGET_NATIVE_VS_TORCH) : null;
+  const worst = rs.length ? rs.reduce((a, b) => (b.r < a.r ? b : a)) : null;
   out(`  ${verdict(ok)} native (the faster build) >= ${TARGET_NATIVE_VS_TORCH}x PyTorch at every H` +
-      `${worst ? ` (closest: ${short(worst.key)}, native ${times(worst.r)} PyTorch's speed)` : ' (PyTorch not run)'}`);
+      `${worst ? ` (closest: ${short(worst.key)}, native ${times(worst.r)} PyTorch's speed${roundsNote})` : ' (PyTorch not run)'}`);
 }
 {
   // every share printed above: matmul shapes and training steps (both shares, and each step's), every platform.
