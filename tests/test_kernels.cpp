@@ -448,6 +448,10 @@ TEST_CASE("xsimd causal softmax rows equal the scalar reference for every tail s
         softmax_causal_row_backward(dgot.data(), want.data(), n, T, 0.25f);
         CHECK(test::max_abs_diff(dgot, dwant) < 2e-7);
         for (int s = n; s < T; ++s) CHECK(dgot[s] == 0.0f);
+        auto djunk = dy;  // d past the live entries is not read either
+        for (int s = n; s < T; ++s) djunk[s] = s % 2 ? NAN : INFINITY;
+        softmax_causal_row_backward(djunk.data(), want.data(), n, T, 0.25f);
+        CHECK(std::memcmp(djunk.data(), dgot.data(), djunk.size() * sizeof(float)) == 0);
 
         std::vector<double> p64(pre.begin(), pre.end()), w64 = p64;
         ref::softmax_causal_row(w64.data(), n, T, 0.25);
@@ -485,6 +489,35 @@ TEST_CASE("xsimd causal softmax of a whole head equals its rows one by one, bitw
     }
     check(0.0f, 64, -0.25);
     check(0.0f, 64, 0.0);
+}
+
+TEST_CASE("xsimd causal softmax backward of a whole head equals its rows one by one, bitwise", "[kernels]") {
+    // softmax_causal_backward runs rows in lock-step groups when the batch width divides T (every T mod each width);
+    // each row ends its last batch under a mask. att is zero above the diagonal, as the forward leaves it; d holds
+    // junk there (NaN, inf: the causal score products leave it unwritten), which must not be read.
+    auto check = [](auto zero, int T) {
+        using S = decltype(zero);
+        const S scale = S(0.25);
+        INFO("T = " << T << " (" << sizeof(S) * 8 << " bit)");
+        std::vector<S> att = test::random_vector<S>(std::size_t(T) * T, 150 + T, 4.0);
+        ref::softmax_causal(att.data(), T, scale);
+        const auto dy = test::random_vector<S>(std::size_t(T) * T, 160 + T);
+        std::vector<S> got = dy, rows = dy, want = dy;
+        for (int t = 0; t < T; ++t)
+            for (int s = t + 1; s < T; ++s) got[std::size_t(t) * T + s] = s % 2 ? S(NAN) : S(INFINITY);
+        softmax_causal_backward(got.data(), att.data(), T, scale);
+        for (int t = 0; t < T; ++t)
+            softmax_causal_row_backward(rows.data() + std::size_t(t) * T, att.data() + std::size_t(t) * T, t + 1, T, scale);
+        ref::softmax_causal_backward(want.data(), att.data(), T, scale);
+        CHECK(std::memcmp(got.data(), rows.data(), got.size() * sizeof(S)) == 0);
+        CHECK(test::max_abs_diff(got, want) < (sizeof(S) == 4 ? 2e-7 : 1e-15));
+        for (int t = 0; t < T; ++t)
+            for (int s = t + 1; s < T; ++s) CHECK(got[std::size_t(t) * T + s] == S(0));
+    };
+    for (int T : {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 33, 48, 64, 65}) {
+        check(0.0f, T);
+        check(0.0, T);
+    }
 }
 
 namespace {

@@ -108,6 +108,12 @@ template <class S>
 inline void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     kern::softmax_causal_row_backward(d, att, n, T, scale);
 }
+// a head's (T,T): row t ← softmax_causal_row_backward(d + t*T, att + t*T, t + 1, T, scale); d above the diagonal
+// is not read
+template <class S>
+inline void softmax_causal_backward(S* d, const S* att, int T, S scale) {
+    kern::softmax_causal_backward(d, att, T, scale);
+}
 // one AdamW update of n elements (see ref::adamw for the formula and the precomputed factors)
 template <class S>
 inline void adamw(S* p, const S* g, S* m, S* v, std::size_t n, S b1, S b2, S eps, S decay, S step, S inv_sqrt_bc2) {

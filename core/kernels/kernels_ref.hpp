@@ -243,6 +243,13 @@ void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     for (int s = n; s < T; ++s) d[s] = 0;
 }
 
+// a head's (T,T): row t ← softmax_causal_row_backward(d + t*T, att + t*T, t + 1, T, scale). Above the diagonal d
+// is not read (the causal score products leave it unwritten) and ends 0.
+template <class S>
+void softmax_causal_backward(S* d, const S* att, int T, S scale) {
+    for (int t = 0; t < T; ++t) softmax_causal_row_backward(d + std::size_t(t) * T, att + std::size_t(t) * T, t + 1, T, scale);
+}
+
 // AdamW on n elements (t counts from 1), PyTorch's update in this order:
 //   p ← p·decay;  m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²;  p ← p − step · m / (sqrt(v)·inv_sqrt_bc2 + eps)
 // decay = 1 − lr·wd, step = lr / (1 − β1^t), inv_sqrt_bc2 = 1 / sqrt(1 − β2^t) (computed by the caller in double)

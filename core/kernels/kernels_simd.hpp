@@ -1028,20 +1028,86 @@ void softmax_causal(S* x, int T, S scale) {
     for (; t < T; ++t) softmax_causal_row(x + std::size_t(t) * T, t + 1, T, scale, c);
 }
 
+// The backward row runs its last, partly live batch whole, as the forward row does: its lanes at s >= n take d as 0
+// (select, so that junk there, which the causal score products leave, is never multiplied), add 0 to the dot and end
+// 0. Only where that batch would pass the row's end T is the rest scalar. With the grouping below, the backward rows
+// of an H = 8 tiny-char step natively (AVX-512, where a row's scalar tail was up to 15 entries) took 0.14–0.15 ms
+// against 0.25–0.27 row by row with tails; in node 0.29–0.31 against 0.31–0.33 (measured: docs/experiments.md,
+// "Speed of the kernels").
 template <class S>
 void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    const int n_vec = n - n % W;
+    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    static_assert(W <= 16, "lane_index covers the batch");
+    int n_vec = (n + W - 1) / W * W;  // whole batches, the last one partly live
+    if (n_vec > T) n_vec = n - n % W;
+    const auto live = batch::load_aligned(lane_index) < batch(S(n - (n_vec - W)));  // the last batch's lanes at s < n
+    const batch zero(S(0));
     batch acc(S(0));
-    for (int s = 0; s < n_vec; s += W) acc = xsimd::fma(batch::load_unaligned(att + s), batch::load_unaligned(d + s), acc);
+    for (int s = 0; s < n_vec; s += W) {
+        const batch dv = s + W > n ? xsimd::select(live, batch::load_unaligned(d + s), zero) : batch::load_unaligned(d + s);
+        acc = xsimd::fma(batch::load_unaligned(att + s), dv, acc);
+    }
     S dot = xsimd::hadd(acc);
     for (int s = n_vec; s < n; ++s) dot += att[s] * d[s];
     const batch sc(scale), dt(dot);
-    for (int s = 0; s < n_vec; s += W)
-        (sc * batch::load_unaligned(att + s) * (batch::load_unaligned(d + s) - dt)).store_unaligned(d + s);
+    for (int s = 0; s < n_vec; s += W) {
+        const batch g = sc * batch::load_unaligned(att + s) * (batch::load_unaligned(d + s) - dt);
+        (s + W > n ? xsimd::select(live, g, zero) : g).store_unaligned(d + s);
+    }
     for (int s = n_vec; s < n; ++s) d[s] = scale * att[s] * (d[s] - dot);
-    std::fill(d + n, d + T, S(0));
+    int z = std::max(n, n_vec);
+    for (; z + W <= T; z += W) zero.store_unaligned(d + z);
+    for (; z < T; ++z) d[z] = S(0);
+}
+
+// R rows of a head's backward in lock-step, rows t0 .. t0+R-1, grouped as softmax_causal_group groups the forward
+// (R divides W, W divides T, t0 a multiple of R: the group's rows end in the same batch, from last = t0 - t0 % W).
+// Each row is softmax_causal_row_backward's operations in the same order, so the same bits; R rows' dot products
+// overlap their chains.
+template <class S, int R>
+inline void softmax_causal_backward_group(S* d, const S* att, int t0, int T, S scale) {
+    using batch = xsimd::batch<S>;
+    constexpr int W = static_cast<int>(batch::size);
+    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const int last = t0 - t0 % W;
+    const batch zero(S(0)), sc(scale), lanes_at = batch::load_aligned(lane_index);
+    batch acc[R], dt[R];
+    for (int r = 0; r < R; ++r) acc[r] = zero;
+    for (int s = 0; s < last; s += W)
+        for (int r = 0; r < R; ++r) {
+            const std::size_t at = std::size_t(r) * T + s;
+            acc[r] = xsimd::fma(batch::load_unaligned(att + at), batch::load_unaligned(d + at), acc[r]);
+        }
+    for (int r = 0; r < R; ++r) {
+        const std::size_t at = std::size_t(r) * T + last;
+        const auto live = lanes_at < batch(S(t0 + r + 1 - last));
+        acc[r] = xsimd::fma(batch::load_unaligned(att + at), xsimd::select(live, batch::load_unaligned(d + at), zero), acc[r]);
+        dt[r] = batch(xsimd::hadd(acc[r]));
+    }
+    for (int r = 0; r < R; ++r) {
+        S* dr = d + std::size_t(r) * T;
+        const S* ar = att + std::size_t(r) * T;
+        for (int s = 0; s < last; s += W)
+            (sc * batch::load_unaligned(ar + s) * (batch::load_unaligned(dr + s) - dt[r])).store_unaligned(dr + s);
+        const auto live = lanes_at < batch(S(t0 + r + 1 - last));
+        const batch g = sc * batch::load_unaligned(ar + last) * (batch::load_unaligned(dr + last) - dt[r]);
+        xsimd::select(live, g, zero).store_unaligned(dr + last);
+        for (int z = last + W; z < T; z += W) zero.store_unaligned(dr + z);
+    }
+}
+
+// a head's (T,T): row t ← softmax_causal_row_backward(d + t*T, att + t*T, t + 1, T, scale); when W divides T in
+// groups of R = min(4, W) rows (softmax_causal_backward_group), else row by row
+template <class S>
+void softmax_causal_backward(S* d, const S* att, int T, S scale) {
+    constexpr int W = static_cast<int>(xsimd::batch<S>::size), R = W < 4 ? W : 4;
+    int t = 0;
+    if (T % W == 0)
+        for (; t < T; t += R)
+            softmax_causal_backward_group<S, R>(d + std::size_t(t) * T, att + std::size_t(t) * T, t, T, scale);
+    for (; t < T; ++t) softmax_causal_row_backward(d + std::size_t(t) * T, att + std::size_t(t) * T, t + 1, T, scale);
 }
 
 // ---------------------------------------------------------------- AdamW, twin of ref::adamw

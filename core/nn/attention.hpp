@@ -221,7 +221,7 @@ void attention_backward(S* dq, S* dk, S* dv, S* scratch, const S* dy, const S* a
             // forward was: att[t,:] = softmax(pre[t,:]) over s <= t; so
             //   dpre[t,s] = att[t,s] (datt[t,s] - Σ_s' att[t,s'] datt[t,s']), with the scale of pre folded in
             lap("softmax+mask backward");
-            for (int t = 0; t < T; ++t) softmax_causal_row_backward(datt + t * T, att_bh + t * T, t + 1, T, scale);
+            softmax_causal_backward(datt, att_bh, T, scale);
             // forward was: pre = scale q kᵀ; so dq = dpre k and dk += dpreᵀ q
             lap("dq += dpre k");
             matmul_nn_causal(dq + qh, datt, k + kv, T, hs, ld, false);
