@@ -25,11 +25,11 @@ import { liveToggle } from '../views/live_toggle.js';
 const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
   drawMs: 500,        // as the heads panel (heads.js SETTINGS.drawMs)
-  // tokens/s of one worker before any run here, for the time estimate: the default of that day (short: 4,500 steps
-  // of B = 64, T = 16, 4,608,000 tokens per run; the default is 3,500 steps since) took 36.7 s and 33.8 s of wall time
-  // for both runs in headless Chromium on an idle 2-core machine (`node scripts/bench_page.mjs`, 2026-11-27;
-  // docs/experiments.md, "How long things take"): 4,608,000 / 35.2 s
-  fallbackTokensPerSecond: 131000,
+  // tokens/s of one worker before any run here, for the time estimate: the default (short: 3,500 steps of B = 64,
+  // T = 16, 3,584,000 tokens per run) took 30.2 s and 32.5 s of wall time for both runs in headless Chromium on an
+  // idle 2-core machine (`node scripts/bench_page.mjs --loads 0 --only induction`, 2026-11-27; docs/experiments.md,
+  // "The budget across seeds"): 3,584,000 / 31.35 s. Wall time, so a run's start-up and measurements are in it.
+  fallbackTokensPerSecond: 114000,
 };
 
 const $ = (id) => document.getElementById(id);
