@@ -26,9 +26,12 @@ std::string run_benchmarks(bool quick, int profile_heads = 4);
 //                      + L·2·2·T·D                                          q kᵀ and att·v over the FULL T×T square
 //   step = 3 · B·T · forward-per-token                                      backward = 2× forward (dinp and dweight)
 // With Dkv = D and the MLP this is 2·(L·12·D² + V·D) + L·4·T·D per token: 0.730 GFLOP for tiny-char
-// (B=16, T=64, D=64, L=2, V=65). The full square is counted because the kernels compute it (the masked half is
-// overwritten after the matmul), so the figure is the work done, not the causal minimum (about half the
-// attention part: 0.05 of the 0.73 GFLOP).
+// (B=16, T=64, D=64, L=2, V=65). The full square is counted, as when the kernels computed it; the causal drivers
+// (kernels.hpp matmul_*_causal) now skip the register blocks above the diagonal: with R-row blocks a product does
+// T²/2 + R·T/2 of the T² (more where q kᵀ's columns round up), so for tiny-char they skip 41 to 47% of the attention
+// part (R = 8 with AVX-512: 43.75%; 6 with AVX2: 41–45%; 4 in wasm: 47%), 0.041 to 0.047 of the 0.73 GFLOP: a
+// step's GFLOP/s and share of the ceiling overstate the work done by 6 to 7%. Kept so that the figures compare
+// with every earlier one.
 double training_step_flops(const ModelConfig& c, int B, int T);
 
 // A per-op profile of training steps (profile.hpp's laps), and what the profiler costs.

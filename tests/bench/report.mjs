@@ -193,7 +193,8 @@ if (trainingKeys.length) {
     })));
   }
   out('  flops = 3 · B·T · [2·(L·12·D² + V·D) + L·2·2·T·D] (matmuls only; q kT and att·v over the full T×T square;');
-  out('  backward = 2x forward): core/app/benchmark.hpp training_step_flops');
+  out('  backward = 2x forward): core/app/benchmark.hpp training_step_flops. The causal kernels skip the blocks above');
+  out('  the diagonal (41-47% of the attention part): these GFLOP/s and shares overstate the work done by 6 to 7%');
 }
 
 // any other array the core adds later (e.g. "variants"), printed generically: a label from the entry's strings
