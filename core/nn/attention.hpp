@@ -155,8 +155,9 @@ void broadcast_heads_backward(S* din, const S* dout, int B, int H, int T, int hs
 // ---------------------------------------------------------------- scores, mask, softmax, mix
 // Asks the cache for n bytes from p ahead of their use (natively; a no-op in wasm, which has no prefetch): the next
 // head's (T,T) attention weights, which at H = 8 (2 MiB a layer for tiny-char) come from beyond the core's caches.
-// for_write: they are about to be overwritten. Natively at H = 8 the step went from 7.03–7.78 to 6.79–7.29 ms
-// (measured: docs/experiments.md, "Speed of the kernels").
+// for_write: they are about to be overwritten. Natively at H = 8 it took the products that touch those weights
+// from 0.26–0.41 to 0.22–0.32 ms (q kᵀ) and 0.30–0.59 to 0.21–0.26 (dv); the step's gain is within this VM's noise
+// (6 of 8 interleaved pairs faster, medians 7.41 and 7.06 ms; measured: docs/experiments.md, "Speed of the kernels").
 template <class S>
 inline void prefetch_bytes(const S* p, std::size_t n, bool for_write) {
 #if !defined(__EMSCRIPTEN__) && defined(__GNUC__)
