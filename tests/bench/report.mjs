@@ -284,10 +284,12 @@ if (profiled.length) {
 
 // ---------------------------------------------------------------- comparisons (ms per training step)
 // the faster native build per training row (avx512 or avx2), the reference for every comparison
-const nativeFastest = { training: trainingKeys.flatMap((key) => {
-  const runs = NATIVES.map((k) => findTraining(byKey[k], key)).filter(Boolean);
+// (of round r: 0 is the first, byKey's)
+const fastestIn = (r) => ({ training: trainingKeys.flatMap((key) => {
+  const runs = NATIVES.map((k) => findTraining(rounds[k][r], key)).filter(Boolean);
   return runs.length ? [runs.reduce((a, b) => (b.ms_per_step < a.ms_per_step ? b : a))] : [];
-}) };
+}) });
+const nativeFastest = fastestIn(0);
 const fastestName = (key) => NATIVES.find((k) => findTraining(byKey[k], key) === findTraining(nativeFastest, key)) ?? '';
 // ratio of other/native per training row present in both; > 1 means slower than native
 const ratios = (other, base = nativeFastest) => trainingKeys.flatMap((key) => {
@@ -318,10 +320,6 @@ out();
 // runs made a minute apart then says more about the neighbour than about the code. So each ratio is given as the
 // ratio of the two platforms' medians over the rounds, which one slowed round cannot move far, and beside it the
 // range of the rounds' own pairs; the targets on ratios are judged on the medians.
-const fastestIn = (r) => ({ training: trainingKeys.flatMap((key) => {
-  const runs = NATIVES.map((k) => findTraining(rounds[k][r], key)).filter(Boolean);
-  return runs.length ? [runs.reduce((a, b) => (b.ms_per_step < a.ms_per_step ? b : a))] : [];
-}) });
 const msOver = (key, platform) => Array.from({ length: lastRound }, (_, r) =>
   findTraining(platform ? rounds[platform][r] : fastestIn(r), key)?.ms_per_step).filter(Number.isFinite);
 /** @type {(other: string, base?: string) => {key: string, r: number, rs: number[]}[]} per training row: the ratio of
