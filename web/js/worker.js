@@ -152,10 +152,18 @@ function haltLoop() {
   looping = false;
 }
 
+// steps from `done` to the next evaluation or snapshot boundary, or to the schedule's end: a chunk ends there, so
+// the measurements fall on the schedule's grid (comparison.js evalGrid) whatever the chunk size. (A chunk that
+// merely crossed a boundary was measured at its end: at steps 3, 5, 7 … instead of 2, 4, 6 …, by timing.)
+function stepsToBoundary(done) {
+  const next = (every) => every - (done % every);
+  return Math.max(1, Math.min(next(evalEvery), next(snapshotEvery), settings.steps - done));
+}
+
 function loop() {
   if (status !== 'running') return;
   const t0 = performance.now();
-  const r = run._train(stepsPerChunk);
+  const r = run._train(Math.min(stepsPerChunk, stepsToBoundary(run._stepsDone())));
   const dt = (performance.now() - t0) / 1000;
   costs.add('train', 1000 * dt);
   if (!r.ok) {
@@ -164,7 +172,7 @@ function loop() {
     return;
   }
   seconds += dt;
-  // adapt the chunk to about chunkMs, but never past an evaluation or snapshot boundary
+  // adapt the chunk to about chunkMs (stepsToBoundary cuts it at the next boundary)
   const perStep = dt / Math.max(1, r.step.length);
   stepsPerChunk = Math.max(1, Math.min(evalEvery, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4))));
   post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds, heapBytes: mod.HEAPU8.length });
