@@ -4,7 +4,7 @@
 //   node --test --test-reporter=spec tests/browser/comparison.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Comparison, evalGrid, seedMajor } from '../../web/js/comparison.js';
+import { Comparison, evalGrid, sameSettings, seedMajor } from '../../web/js/comparison.js';
 import { RUN_EVENT, streams } from '../../web/js/protocol.js';
 
 // a run as the engine sees it: a status, start/pause/stop/dispose; ready() and end() play its worker's part
@@ -34,7 +34,7 @@ function setup(o = {}) {
   const kept = { replaced: [], plans: [] };
   const keeper = {
     watch: (panel, onEvent) => (e) => onEvent(e),
-    replace: (panel, old, plan) => kept.replaced.push({ panel, old: [...old], plan: structuredClone(plan) }),
+    replace: (panel, old, plan, keptRuns = []) => kept.replaced.push({ panel, old: [...old], plan: structuredClone(plan), keptRuns: [...keptRuns] }),
     plan: (panel, plan) => kept.plans.push(structuredClone(plan)),
   };
   const heard = [];
@@ -221,4 +221,88 @@ test('restore: the plan back with its kept runs, queued ones waiting; held until
     records[1]], async () => ''), true);
   assert.ok(!done.comp.held);               // every run was done: nothing to hold
   assert.equal(await setup().comp.restore([records[1]], async () => ''), false);  // no plan: nothing taken back
+});
+
+// settings with a schedule: `steps` steps for setting a, b, c, seeds from 7
+const scheduled = (seeds, steps = 10, names = ['a', 'b', 'c']) => seedMajor(names.map((k) => ({ key: k, label: k.toUpperCase() })),
+  seeds, 7, (s, seed) => ({ name: s.key, seed, steps }));
+// plays every made run to the end of its schedule
+const finishAll = (runs) => { for (const r of runs) { r.stepsDone = r.settings.steps; r.end(); } };
+
+test('sameSettings: the same fields and values whatever their order; arrays in order', () => {
+  assert.ok(sameSettings({ a: 1, b: [1, 2], c: { x: 1, y: 2 } }, { c: { y: 2, x: 1 }, b: [1, 2], a: 1 }));
+  assert.ok(!sameSettings({ a: 1, b: [1, 2] }, { a: 1, b: [2, 1] }));
+  assert.ok(!sameSettings({ a: 1 }, { a: 1, b: 2 }));
+  assert.ok(!sameSettings({ a: 1, seed: 7 }, { a: 1, seed: 8 }));
+});
+
+test('a new comparison keeps the finished runs it plans again (same key, settings, text): not disposed, not trained again', () => {
+  const { comp, made, kept, heard } = setup();
+  comp.start({ entries: scheduled(1), text: 'the text', meta: {} });
+  for (const r of made) r.ready();
+  finishAll(made.slice());
+  const first = made.slice();
+  assert.equal(comp.wouldKeep(scheduled(2), 'the text'), 3);
+  assert.equal(comp.wouldKeep(scheduled(2), 'another text'), 0);
+  assert.equal(comp.wouldKeep(scheduled(2, 20), 'the text'), 0);  // another budget
+  heard.length = 0;
+  // one more seed: the three first seeds are kept, the three second ones are made
+  comp.start({ entries: scheduled(2), text: 'the text', meta: {} });
+  assert.ok(first.every((r) => !r.calls.includes('dispose')));
+  assert.deepEqual(comp.plan.map((p) => p.reused), [true, true, true, false, false, false]);
+  assert.deepEqual(comp.plan.slice(0, 3).map((p) => p.run), first);
+  assert.deepEqual(first.map((r) => r.label), ['A, seed 7', 'B, seed 7', 'C, seed 7']);  // the new plan's labels
+  assert.deepEqual(made.slice(3).map((r) => r.key), ['a-seed8', 'b-seed8', 'c-seed8']);  // two slots, one ahead
+  assert.equal(comp.queued(), 0);
+  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'c', 'a-seed8', 'b-seed8', 'c-seed8']);
+  // the keeper drops nothing and keeps the three kept runs' records
+  assert.deepEqual(kept.replaced[1].old, []);
+  assert.deepEqual(kept.replaced[1].keptRuns, first);
+  assert.equal(comp.reusedCount(), 3);
+  assert.equal(comp.reusedSentence(), '3 of the runs were kept from the comparison before, not trained again: the same ' +
+    'settings, seed and text train to the same numbers.');
+  assert.equal(comp.saved().entries[0].reused, true);  // kept with the plan
+  // the same comparison again: every run is kept, nothing is made
+  for (const r of made.slice(3)) r.ready();
+  finishAll(made.slice(3));
+  comp.start({ entries: scheduled(2), text: 'the text', meta: {} });
+  assert.equal(made.length, 6);
+  assert.equal(comp.reusedSentence(), 'All 6 runs were kept from the comparison before, not trained again: the same ' +
+    'settings, seed and text train to the same numbers.');
+  // fewer settings: the kept ones stay, the others are disposed of and dropped
+  comp.start({ entries: scheduled(2, 10, ['b']), text: 'the text', meta: {} });
+  assert.deepEqual(comp.plan.map((p) => p.run), [made[1], made[4]]);
+  assert.deepEqual(kept.replaced.at(-1).old.map((r) => r.key).sort(), ['a', 'a-seed8', 'c', 'c-seed8']);
+  assert.ok(made[0].calls.includes('dispose') && !made[1].calls.includes('dispose'));
+});
+
+test('not kept: another text, other settings, a run stopped early, one that blew up, one that failed; nor runs started together', () => {
+  const { comp, made } = setup({ slots: 6 });
+  comp.start({ entries: scheduled(2), text: 't', meta: {} });
+  for (const r of made) r.ready();
+  const [a, b, c, a8, b8, c8] = made;
+  for (const r of [a, b, c, a8]) r.stepsDone = 10;
+  b8.stepsDone = 6;  // Stop ended it early: done, but not its whole schedule
+  a.end();
+  b.end();
+  c.diverged = { step: 9, loss: 99, limit: 9 };
+  c.end();
+  a8.end('failed');
+  b8.end();
+  // c8 still trains
+  assert.equal(comp.wouldKeep(scheduled(2), 't'), 2);  // a and b
+  assert.equal(comp.wouldKeep(scheduled(2), 'T'), 0);
+  assert.equal(comp.wouldKeep(seedMajor([{ key: 'a', label: 'A' }], 1, 7, (s, seed) => ({ name: 'a', seed, steps: 10, lr: 1 })), 't'), 0);
+  comp.start({ entries: scheduled(2), text: 't', meta: {} });
+  assert.deepEqual(comp.plan.map((p) => p.reused), [true, true, false, false, false, false]);
+  for (const r of [c, a8, b8, c8]) assert.ok(r.calls.includes('dispose'), r.key);
+
+  const together = setup({ together: true, slots: 3 });
+  together.comp.start({ entries: scheduled(1), text: 't', meta: {} });
+  for (const r of together.made) r.ready();
+  finishAll(together.made.slice());
+  assert.equal(together.comp.wouldKeep(scheduled(1), 't'), 0);
+  together.comp.start({ entries: scheduled(1), text: 't', meta: {} });
+  assert.equal(together.made.length, 6);
+  assert.equal(together.comp.reusedSentence(), '');
 });

@@ -11,6 +11,8 @@ interface Window {
   /** seeds.test.mjs: the most runs holding a core and waiting cards seen while training, and when to stop looking */
   seen: { maxBusy: number; maxTraining: number; maxWaiting: number };
   seenStop: boolean;
+  /** seeds.test.mjs: the runs of the first comparison, to tell kept runs from new ones */
+  firstRuns: any[];
   /** status.test.mjs: every state each run card went through (by run), and the panel's */
   seenStates: { runs: Record<string, string[]>; panel: string[] };
   /** trace.test.mjs: the previous-token chart's text alternative at every redraw of the trace */

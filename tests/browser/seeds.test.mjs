@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { paintedPixels } from '../../scripts/chromium.mjs';
+import { evalGrid } from '../../web/js/comparison.js';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -197,6 +198,43 @@ test('seeds=1: the one-seed verdict, from the core', async () => {
     }
   } finally {
     await p.close();
+  }
+});
+
+test('one more seed trains only the new seed: the finished runs are kept, and equal to runs trained afresh', async () => {
+  const p = await openPage(`#${TINY}&seeds=1`);
+  const fresh = await openPage(`#${TINY}&seeds=2`);
+  try {
+    await trainAll(p);
+    await p.evaluate(() => { window.firstRuns = globalThis.mhaDebug.runs(); });
+    await p.fill('#c-seeds', '2');
+    // the estimate counts the runs Train would start: the second seeds only
+    assert.match(await p.textContent('#c-budget-help'), /^3 runs of 24 steps, and 3 kept from the comparison before: about /);
+    await p.fill('#c-steps', '25');  // another budget: nothing can be kept
+    assert.match(await p.textContent('#c-budget-help'), /^6 runs of 25 steps: about /);
+    await p.fill('#c-steps', '24');
+    await trainAll(p);
+    const kept = await p.evaluate(() => globalThis.mhaDebug.runs().filter((r) => window.firstRuns.includes(r)).map((r) => r.key));
+    assert.deepEqual(kept.sort(), ['H1', 'H4', 'H8']);
+    assert.match(await p.textContent('#c-status'), /^Done: 6 runs in [\d.]+ s of wall time, \d at a time\. 3 of the runs were kept from the comparison before, not trained again: the same settings, seed and text train to the same numbers\.$/);
+    // the same comparison again: nothing trains
+    assert.match(await p.textContent('#c-budget-help'), /^All 6 runs of 24 steps are kept from the comparison before: nothing to train\.$/);
+    await trainAll(p);
+    assert.equal(await p.textContent('#c-status'), 'Done: 6 runs. All 6 runs were kept from the comparison before, not trained ' +
+      'again: the same settings, seed and text train to the same numbers.');
+    // what "the same numbers" means: every run, kept or new, has the curves of the same run trained afresh in another
+    // tab, to the bit
+    await trainAll(fresh);
+    const curves = (q) => q.evaluate(() => Object.fromEntries(globalThis.mhaDebug.runs().map((r) => [r.key, { val: r.val, train: r.train }])));
+    const [here, there] = [await curves(p), await curves(fresh)];
+    assert.deepEqual(Object.keys(here).sort(), ['H1', 'H1-seed2', 'H4', 'H4-seed2', 'H8', 'H8-seed2']);
+    assert.deepEqual(here, there);
+    // every measurement on the schedule's grid (every evalEvery steps, and the end), not where a chunk of training
+    // happened to end (the worker measured at 3, 5, 7 … instead of 2, 4, 6 … before it cut its chunks there)
+    for (const [key, c] of Object.entries(here)) assert.deepEqual(c.val.step, evalGrid(24, c.val.step[1]), key);
+  } finally {
+    await p.close();
+    await fresh.close();
   }
 });
 

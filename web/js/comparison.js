@@ -22,11 +22,12 @@ export const holdsSlot = (run) => BUSY.includes(run.status);
 
 /**
  * @typedef {{key: string, label: string, settings: object, index: number, seed: number, run: Run|null,
- *            cancelled: boolean, [field: string]: any}} Planned  one run of the comparison: its index-th seed; run:
- *   null while it waits for a free slot; cancelled: stopped before it started. A panel's own fields (H, variant)
- *   ride along and are kept with the plan.
+ *            cancelled: boolean, reused?: boolean, [field: string]: any}} Planned  one run of the comparison: its
+ *   index-th seed; run: null while it waits for a free slot; cancelled: stopped before it started; reused: the
+ *   finished run of the comparison before, kept instead of trained again. A panel's own fields (H, variant) ride
+ *   along and are kept with the plan.
  * @typedef {{watch: (panel: string, onEvent: (e: object) => void) => (e: object) => void,
- *            replace: (panel: string, oldRuns: Iterable<Run>, plan: object|null) => void,
+ *            replace: (panel: string, oldRuns: Iterable<Run>, plan: object|null, keptRuns?: Run[]) => void,
  *            plan: (panel: string, plan: object) => void}} Keeper  run_store.js RunKeeper's part used here
  */
 
@@ -77,6 +78,17 @@ export function scaledSchedule(preset, steps, lr) {
   return { steps, warmup: Math.round((steps * preset.warmup) / preset.steps), lr, minLr: (lr * preset.minLr) / preset.lr };
 }
 
+/**
+ * @param {object} a a run's settings
+ * @param {object} b
+ * @returns {boolean} the same settings, whatever the order of their fields
+ */
+export function sameSettings(a, b) {
+  const canonical = (v) => (Array.isArray(v) ? v.map(canonical)
+    : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])])) : v);
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 export class Comparison {
   /**
    * @param {object} o
@@ -122,15 +134,24 @@ export class Comparison {
   get active() { return this.meta !== null; }
 
   /**
-   * Starts a comparison: the panel's runs so far (every run in `runs`) are disposed of and no longer kept; the
-   * planned ones start as slots allow.
+   * Starts a comparison: the panel's runs so far (every run in `runs`) are disposed of and no longer kept, except the
+   * finished ones it plans again with the same key, settings and text (#finished): those are kept as they are, done;
+   * the other planned ones start as slots allow.
    * @param {{entries: Omit<Planned, 'run'|'cancelled'>[], text: string, meta: object, keepText?: boolean}} c
    */
   start({ entries, text, meta, keepText = false }) {
     const old = [...this.runs.values()];
-    for (const r of old) r.dispose();
+    const reusable = this.#reusable(entries, text);
+    this.plan = entries.map((p) => /** @type {Planned} */ ({ ...p, run: reusable.get(p.key) ?? null, cancelled: false,
+      reused: reusable.has(p.key) }));
+    const kept = new Set(this.plan.filter((p) => p.reused).map((p) => p.run));
+    for (const r of old) if (!kept.has(r)) r.dispose();
     this.runs.clear();
-    this.plan = entries.map((p) => /** @type {Planned} */ ({ ...p, run: null, cancelled: false }));
+    for (const p of this.plan) {
+      if (!p.reused) continue;
+      p.run.label = p.label;
+      this.runs.set(p.key, p.run);
+    }
     this.meta = { ...meta, slots: this.slots, wall: null };
     this.text = text;
     this.keepText = keepText;
@@ -138,8 +159,44 @@ export class Comparison {
     this.held = false;
     this.stopped = false;
     this.note = '';
-    this.keeper.replace(this.panel, old, this.saved());
+    this.keeper.replace(this.panel, old.filter((r) => !kept.has(r)), this.saved(), [...kept]);
     this.fill();
+  }
+
+  // The runs of the comparison so far that a new one of these entries on `text` keeps instead of training them again,
+  // by key: those that trained their whole schedule without blowing up, planned again with the same key and settings
+  // (the seed among them). Training is deterministic (a run's worker that died is replaced from a snapshot and
+  // computes the same bits again: runs.js), so such a run would come out the same. A comparison whose runs start
+  // together (the induction panel's model and its control, whose curves grow side by side) trains them again.
+  #reusable(entries, text) {
+    if (this.together || text !== this.text) return new Map();
+    const finished = new Map(this.plan.filter((p) => p.run?.status === 'done' && !p.run.diverged
+      && p.run.stepsDone === p.run.settings.steps).map((p) => [p.key, p.run]));
+    return new Map(entries.filter((p) => finished.has(p.key) && sameSettings(finished.get(p.key).settings, p.settings))
+      .map((p) => [p.key, finished.get(p.key)]));
+  }
+
+  /**
+   * @param {Omit<Planned, 'run'|'cancelled'>[]} entries a comparison a panel would start
+   * @param {string} text its text
+   * @returns {number} how many of its runs the comparison so far would keep (start), finished, instead of training
+   */
+  wouldKeep(entries, text) {
+    return this.#reusable(entries, text).size;
+  }
+
+  /** @returns {number} the planned runs kept from the comparison before, finished, instead of trained again */
+  reusedCount() {
+    return this.plan.filter((p) => p.reused).length;
+  }
+
+  /** @returns {string} what the page says of the runs kept from the comparison before ('' when none were) */
+  reusedSentence() {
+    const n = this.reusedCount();
+    if (!n) return '';
+    const which = n === this.plan.length ? (n === 1 ? 'This run was' : `All ${n} runs were`) : `${n} of the runs were`;
+    return `${which} kept from the comparison before, not trained again: the same settings, seed and text train to ` +
+      'the same numbers.';
   }
 
   /**

@@ -357,9 +357,15 @@ export class RunStore {
     return this.#write(() => this.#delete(ids));
   }
 
-  /** Removes every record of a panel, or of every panel with null. */
-  forget(panel = null) {
-    return this.#write(() => this.#delete([...this.index.values()].filter((e) => panel === null || e.panel === panel).map((e) => e.id)));
+  /**
+   * Removes every record of a panel, or of every panel with null, except the records named in `except`.
+   * @param {string|null} [panel]
+   * @param {string[]} [except] record ids
+   */
+  forget(panel = null, except = []) {
+    const keep = new Set(except);
+    return this.#write(() => this.#delete([...this.index.values()]
+      .filter((e) => (panel === null || e.panel === panel) && !keep.has(e.id)).map((e) => e.id)));
   }
 
   async #delete(ids) {
@@ -418,6 +424,9 @@ function entryOf(r) {
 
 // ---------------------------------------------------------------- keeping the page's runs
 
+/** @param {string} panel @param {string} key @returns {string} the id of a panel's run in the store */
+const runId = (panel, key) => `${panel}:${key}`;
+
 /**
  * Saves the runs of the panels as they train: a panel passes its runs' event handler through watch(panel, onEvent),
  * and every snapshot (at most every saveEveryMs per run), done and blow-up saves that run. Saving never waits on
@@ -464,7 +473,7 @@ export class RunKeeper {
     const saved = run.toSaved();
     if (!saved) return Promise.resolve();
     this.store.claim(o.panel);
-    return this.store.putRun({ id: `${o.panel}:${run.key}`, panel: o.panel, key: run.key, run: saved });
+    return this.store.putRun({ id: runId(o.panel, run.key), panel: o.panel, key: run.key, run: saved });
   }
 
   /**
@@ -472,10 +481,11 @@ export class RunKeeper {
    * @param {string} panel
    * @param {Iterable<object>} oldRuns
    * @param {object|null} plan
+   * @param {{key: string}[]} [keptRuns] runs of the comparison before that the new one keeps: kept as they are
    */
-  replace(panel, oldRuns, plan) {
+  replace(panel, oldRuns, plan, keptRuns = []) {
     for (const r of oldRuns) this.#drop(r);
-    this.store.forget(panel);
+    this.store.forget(panel, keptRuns.map((r) => runId(panel, r.key)));
     this.store.claim(panel);
     if (plan) this.store.putPlan(panel, plan);
   }
@@ -483,7 +493,7 @@ export class RunKeeper {
   /** One run replaced (a loaded file by another): no longer kept. */
   forgetRun(panel, run) {
     this.#drop(run);
-    this.store.remove([`${panel}:${run.key}`]);
+    this.store.remove([runId(panel, run.key)]);
   }
 
   /** Updates a panel's plan (e.g. a run cancelled). */

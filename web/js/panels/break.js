@@ -117,10 +117,11 @@ const duration = (seconds) => (seconds < 90 ? `${Math.max(1, Math.round(seconds)
  * machine).
  * @param {{variants: number, seeds: number, steps: number, batch: number, slots: number}} p variants besides canonical
  * @param {{speed: number, sameSizes: boolean}} measured measuredSpeed()
- * @returns {{runs: number, seconds: number, speed: number, source: string}}
+ * @param {number} [kept] runs the comparison before would keep instead of training them (comparison.js wouldKeep)
+ * @returns {{runs: number, seconds: number, speed: number, source: string}} runs: those that train
  */
-export function breakPlan({ variants, seeds, steps, batch, slots }, measured) {
-  return runsEstimate({ runs: (variants + 1) * seeds, steps, batch, context: constants().presets.break.settings.context }, measured, slots);
+export function breakPlan({ variants, seeds, steps, batch, slots }, measured, kept = 0) {
+  return runsEstimate({ runs: (variants + 1) * seeds - kept, steps, batch, context: constants().presets.break.settings.context }, measured, slots);
 }
 
 /**
@@ -196,12 +197,26 @@ export function setupBreak(app) {
       b.text.textContent = `(about ${duration(breakPlan({ variants: G, seeds: s.bseeds, steps: b.steps, batch: s.bbatch, slots }, measured).seconds)} here)`;
     }
     if (![s.bseeds, s.bsteps, s.bbatch].every(Number.isInteger)) return;
-    const p = breakPlan({ variants: G, seeds: s.bseeds, steps: s.bsteps, batch: s.bbatch, slots }, measured);
+    // the runs the comparison before would keep (the same settings and seed) do not train again
+    const checked = comp.active ? runSettings() : { error: 'none yet' };
+    const kept = 'error' in checked ? 0 : comp.wouldKeep(planned(checked.settings), comp.text);
+    const all = (G + 1) * s.bseeds;
+    const p = breakPlan({ variants: G, seeds: s.bseeds, steps: s.bsteps, batch: s.bbatch, slots }, measured, kept);
+    const time = p.runs ? `${Math.min(slots, p.runs)} at a time (one per core here): about ${duration(p.seconds)} ` +
+      `(${count(Math.round(p.speed))} tokens/s per worker, ${p.source})` : 'nothing to train';
     ui.plan.textContent = `Canonical and every variant train with seeds ${s.bseed} to ${s.bseed + s.bseeds - 1} ` +
       `(paired: seed s is the same initialisation and batch order for all of them): ${G + 1} settings × ` +
-      `${plural(s.bseeds, 'seed')} = ${plural(p.runs, 'run')} of ${count(s.bsteps)} steps, ${Math.min(slots, p.runs)} at a time ` +
-      `(one per core here): about ${duration(p.seconds)} (${count(Math.round(p.speed))} tokens/s per worker, ${p.source}). ` +
+      `${plural(s.bseeds, 'seed')} = ${plural(all, 'run')} of ${count(s.bsteps)} steps` +
+      `${kept ? ` (${kept === all ? 'all' : kept} kept from the comparison before)` : ''}, ${time}. ` +
       'With one seed the page can compare numbers but not tell an effect from noise.';
+  }
+
+  // the comparison's runs: canonical and each variant, per seed; the first seed keeps the variant's name as its key
+  // (its card, the causality check, the swap check)
+  function planned(settings) {
+    const names = ['canonical', ...app.state.variants];
+    return seedMajor(names.map((v) => ({ variant: v, key: v, label: v })), app.state.bseeds, app.state.bseed, (s, seed, index) =>
+      ({ ...settings, variant: s.variant, seed, causality: index === 0, swapCheck: s.variant === 'canonical' && index === 0 }));
   }
 
   function runSettings() {
@@ -236,13 +251,10 @@ export function setupBreak(app) {
     cards.clear();
     delete document.documentElement.dataset.breakit;
     publishFinding('break', null);  // the lesson waits for the new runs
-    const { bseeds: seeds, bseed } = app.state;
     const names = ['canonical', ...app.state.variants];
-    // the first seed keeps the variant's name as its key (its card, the causality check, the swap check)
-    const entries = seedMajor(names.map((v) => ({ variant: v, key: v, label: v })), seeds, bseed, (s, seed, index) =>
-      ({ ...settings, variant: s.variant, seed, causality: index === 0, swapCheck: s.variant === 'canonical' && index === 0 }));
     // the schedule's evaluation steps: the seeds' validation curves are compared there (SeedCurvesView)
-    comp.start({ entries, text, meta: { variants: names, seeds, steps: settings.steps, evalSteps: evalGrid(settings.steps, settings.evalEvery) } });
+    comp.start({ entries: planned(settings), text,
+      meta: { variants: names, seeds: app.state.bseeds, steps: settings.steps, evalSteps: evalGrid(settings.steps, settings.evalEvery) } });
     draw();
   }
 
@@ -273,8 +285,11 @@ export function setupBreak(app) {
       done: () => {
         const wall = comp.ended();
         const trained = all.filter((r) => r.status === 'done').length;
+        // every run kept from the comparison before: nothing trained, no wall time to speak of
+        const time = comp.reusedCount() === comp.plan.length ? ''
+          : ` in ${wall.toFixed(1)} s of wall time, ${Math.min(slots, comp.plan.length)} at a time`;
         return `Done: ${plural(trained, 'run')} (canonical and ${plural(comp.meta.variants.length - 1, 'variant')}, ` +
-          `${plural(comp.meta.seeds, 'seed')} each) in ${wall.toFixed(1)} s of wall time, ${Math.min(slots, comp.plan.length)} at a time.`;
+          `${plural(comp.meta.seeds, 'seed')} each)${time}.`;
       } });
     ui.stop.disabled = !st.buttons.stop.enabled;
     ui.start.textContent = all.length ? 'Train again' : 'Train';
@@ -288,7 +303,7 @@ export function setupBreak(app) {
     drawSwap();
     ui.final.replaceChildren(...finalTable());
     // the worker sends the causality report and the swap check before 'done', so a done run has them
-    ui.status.textContent = [comp.note, st.sentence].filter(Boolean).join(' ');
+    ui.status.textContent = [comp.note, st.sentence, comp.reusedSentence()].filter(Boolean).join(' ');
     ui.status.dataset.state = st.state;
     if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.breakit = 'done';
   }

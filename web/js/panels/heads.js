@@ -78,15 +78,20 @@ export function setupHeads(app) {
   const seedsKey = () => (ownTask() ? 'oseeds' : 'seeds');
   const form = () => (ownTask() ? forms.offsets : forms.char);
   let corpusText = '';
-  const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
-    app.state.steps = steps;
-    show();
-    app.save();
-  });
   // the comparison being trained (comparison.js): its meta are the head counts and seeds as they were when Train was
   // clicked ({heads, seeds, evalSteps}); its plan one entry per H and seed (with H); its runs live in app.runs, where
   // a loaded file's run ('upload') stays last
   const comp = new Comparison({ panel: 'heads', keeper: app.keeper, runs: app.runs, keepLast: ['upload'], onEvent: (e) => onEvent(e) });
+  // the estimate counts only the runs Train would start: not those the comparison before would keep
+  const budget = setupBudget({ short: ui.budgetShort, longer: ui.budgetLonger, help: ui.budgetHelp }, app, (steps) => {
+    app.state.steps = steps;
+    show();
+    app.save();
+  }, () => {
+    if (!comp.active) return 0;
+    const checked = runSettings();
+    return checked.error ? 0 : comp.wouldKeep(planned(checked.settings, checked.heads), currentText());
+  });
 
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
@@ -193,7 +198,8 @@ export function setupHeads(app) {
     const e = ownTask() ? null : budget.estimate();
     if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
       ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${count(e.runs)} runs of ` +
-        `${count(app.state.steps)} steps (${count(Math.round(e.speed))} tokens/s per worker, ${e.source}). Train anyway?`;
+        `${count(app.state.steps)} steps${e.kept ? ` (and ${count(e.kept)} kept from the comparison before)` : ''} ` +
+        `(${count(Math.round(e.speed))} tokens/s per worker, ${e.source}). Train anyway?`;
       ui.confirm.hidden = false;
       ui.confirmGo.focus();
       return;
@@ -215,18 +221,26 @@ export function setupHeads(app) {
       }
     }
     const seeds = app.state[seedsKey()];
-    // the first seed of each H keeps the plain key and label: look inside (irun = H) and the file names use it
-    const entries = seedMajor(heads.map((H) => ({ H, key: `H${H}`, label: `H = ${H}` })), seeds, app.state.cseed,
-      (s, seed) => ({ ...settings, nHeads: s.H, seed }));
     // the schedule's evaluation steps: the runs' validation curves are compared there (SeedCurvesView); the shipped
     // corpus is not kept with the plan, a pasted text is
-    comp.start({ entries, text, meta: { heads: [...heads], seeds, evalSteps: evalGrid(settings.steps, settings.evalEvery) },
+    comp.start({ entries: planned(settings, heads), text,
+      meta: { heads: [...heads], seeds, evalSteps: evalGrid(settings.steps, settings.evalEvery) },
       keepText: !(text && text === corpusText) });
     delete document.documentElement.dataset.comparison;
     publishFinding('heads', null);  // the lesson waits for the new runs
     app.runsChanged({ type: RUN_EVENT.reset });
     draw();
   }
+
+  // the comparison's runs: one per H and seed; the first seed of each H keeps the plain key and label (look inside
+  // (irun = H) and the file names use it)
+  function planned(settings, heads) {
+    return seedMajor(heads.map((H) => ({ H, key: `H${H}`, label: `H = ${H}` })), app.state[seedsKey()], app.state.cseed,
+      (s, seed) => ({ ...settings, nHeads: s.H, seed }));
+  }
+
+  // the text Train would train on now: none for a task of its own, the pasted one, or the shipped corpus (once loaded)
+  const currentText = () => (ownTask() ? '' : app.state.corpus === 'pasted' ? ui.text.value : corpusText);
 
   // where a loaded file's problems are said: this panel's alert, or the one beside the control that loaded it
   let uploadError = showError;
@@ -332,7 +346,10 @@ export function setupHeads(app) {
       training: queued ? `${comp.slots} at a time (one per core of this machine); ${queued} waiting.` : '',
       done: () => {
         const trained = all.filter((r) => r.status === 'done').length;
-        return `Done: ${plural(trained, 'run')} in ${(comp.active ? comp.ended() : upload.wallSeconds).toFixed(1)} s of wall time${at}.`;
+        const wall = comp.active ? comp.ended() : upload.wallSeconds;
+        // every run kept from the comparison before: nothing trained, no wall time to speak of
+        return comp.active && comp.reusedCount() === comp.plan.length ? `Done: ${plural(trained, 'run')}.`
+          : `Done: ${plural(trained, 'run')} in ${wall.toFixed(1)} s of wall time${at}.`;
       } });
     ui.pause.disabled = !st.buttons.pause.enabled;
     ui.pause.textContent = st.buttons.pause.label;
@@ -342,7 +359,7 @@ export function setupHeads(app) {
     ui.start.textContent = all.length ? 'Train again' : 'Train';
     drawCards(upload);
     drawFinal(upload);
-    ui.status.textContent = [comp.note, st.sentence].filter(Boolean).join(' ');
+    ui.status.textContent = [comp.note, st.sentence, comp.reusedSentence()].filter(Boolean).join(' ');
     ui.status.dataset.state = st.state;
     if (['done', 'no-better', 'failed'].includes(st.state)) document.documentElement.dataset.comparison = 'done';
   }

@@ -78,23 +78,30 @@ export function runsEstimate({ runs, steps, batch, context }, { speed, sameSizes
  * @param {number} slots workers at once (one per core)
  * @param {{speed: number, source: string}} [fallback] the speed before any run here: the heads panel's model's,
  *   unless another panel's model states its own
- * @returns {{runs: number, seconds: number, speed: number, source: string}} source: where the speed comes from
+ * @param {number} [kept] runs of the comparison the finished one before would keep instead of training them
+ *   (comparison.js wouldKeep)
+ * @returns {{runs: number, kept: number, seconds: number, speed: number, source: string}} runs: those that train;
+ *   source: where the speed comes from
  */
-export function estimate(s, measured, slots, fallback = FALLBACK_SPEED) {
-  return runsEstimate({ runs: s.heads.length * s.seeds, steps: s.steps, batch: s.batch, context: s.context }, measured,
-    slots, fallback);
+export function estimate(s, measured, slots, fallback = FALLBACK_SPEED, kept = 0) {
+  return { ...runsEstimate({ runs: s.heads.length * s.seeds - kept, steps: s.steps, batch: s.batch, context: s.context },
+    measured, slots, fallback), kept };
 }
 
 /**
  * The estimate as a sentence: "36 runs of 300 steps: about 2.8 min here (33,300 tokens/s per worker, measured …; 2 at
- * a time)."
+ * a time)."; with runs kept from the comparison before, "12 runs of 300 steps, and 24 kept from the comparison before:
+ * …", and when every run would be kept, that nothing trains.
  * @param {{steps: number, heads: number[], seeds: number}} s
- * @param {{runs: number, seconds: number, speed: number, source: string}} e estimate()
+ * @param {{runs: number, kept?: number, seconds: number, speed: number, source: string}} e estimate()
  * @param {number} slots
  * @returns {string}
  */
 export function durationSentence(s, e, slots) {
-  return `${count(e.runs)} run${e.runs === 1 ? '' : 's'} of ${count(s.steps)} steps: about ${duration(e.seconds)} here ` +
+  const kept = e.kept ?? 0;
+  if (kept > 0 && e.runs === 0) return `All ${count(kept)} runs of ${count(s.steps)} steps are kept from the comparison before: nothing to train.`;
+  return `${count(e.runs)} run${e.runs === 1 ? '' : 's'} of ${count(s.steps)} steps` +
+    `${kept ? `, and ${count(kept)} kept from the comparison before` : ''}: about ${duration(e.seconds)} here ` +
     `(${count(Math.round(e.speed))} tokens/s per worker, ${e.source}; ${Math.min(e.runs, slots)} at a time).`;
 }
 
@@ -103,9 +110,10 @@ export function durationSentence(s, e, slots) {
  * @param {{short: HTMLButtonElement, longer: HTMLButtonElement, help: HTMLElement}} ui
  * @param {{state: import('../state.js').State, runs: Map<string, any>}} app
  * @param {(steps: number) => void} setSteps puts a budget into the form and the state
+ * @param {() => number} kept how many runs of the current settings the comparison before would keep
  * @returns {{update: () => void, estimate: () => object|null}} update: redraw after the settings or the runs changed
  */
-export function setupBudget(ui, app, setSteps) {
+export function setupBudget(ui, app, setSteps, kept) {
   const shortSteps = /** @type {number} */ (prop('steps').default);  // an int setting
   ui.short.textContent = `Short: ${count(shortSteps)} steps`;
   ui.longer.textContent = `Longer: ${count(LONGER_STEPS)} steps`;
@@ -117,12 +125,14 @@ export function setupBudget(ui, app, setSteps) {
     const s = app.state;
     ui.short.setAttribute('aria-pressed', String(s.steps === shortSteps));
     ui.longer.setAttribute('aria-pressed', String(s.steps === LONGER_STEPS));
-    ui.help.textContent = valid(s) ? durationSentence(s, estimate(s, measuredSpeed(app.runs.values(), s), slots()), slots()) : '';
+    ui.help.textContent = valid(s) ? durationSentence(s, now(), slots()) : '';
   }
+  const now = () => estimate(app.state, measuredSpeed(app.runs.values(), app.state), slots(), FALLBACK_SPEED, kept());
   update();
   return {
     update,
-    /** @returns {{runs: number, seconds: number, speed: number, source: string}|null} the current settings' estimate */
-    estimate: () => (valid(app.state) ? estimate(app.state, measuredSpeed(app.runs.values(), app.state), slots()) : null),
+    /** @returns {{runs: number, kept: number, seconds: number, speed: number, source: string}|null} the current
+     *  settings' estimate (runs: those that would train) */
+    estimate: () => (valid(app.state) ? now() : null),
   };
 }
