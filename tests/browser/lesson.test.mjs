@@ -124,7 +124,7 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
     const ids = await p.$$eval('.lesson-nav button', (bs) => bs.length);
     assert.equal(ids, 9);
     const seen = {};
-    for (const id of ['reshape', 'worked', 'scale', 'heads', 'offsets', 'inside', 'break', 'induction', 'params']) {
+    for (const id of ['reshape', 'worked', 'scale', 'heads', 'inside', 'offsets', 'break', 'induction', 'params']) {
       await p.waitForSelector(`.lesson-step[data-step="${id}"]`);
       // the panel shows only once a prediction is committed
       assert.equal(await p.locator('#panels').isVisible(), false, `${id}: the panels are hidden before the prediction`);

@@ -14,7 +14,7 @@ const diff = (outcome, mean, low, high, seedsToDecide = 0) => ({ outcome, mean, 
 const step = (id) => STEPS.find((s) => s.id === id);
 
 test('the steps: the issue\'s order, every id unique, lesson=1 is all of them, a list picks some in lesson order', () => {
-  assert.deepEqual(STEP_IDS, ['reshape', 'worked', 'scale', 'heads', 'offsets', 'inside', 'break', 'induction', 'params']);
+  assert.deepEqual(STEP_IDS, ['reshape', 'worked', 'scale', 'heads', 'inside', 'offsets', 'break', 'induction', 'params']);
   assert.equal(chosenSteps(['1']).length, 9);
   assert.deepEqual(chosenSteps(['offsets', 'reshape', 'heads']).map((s) => s.id), ['reshape', 'heads', 'offsets']);
   assert.deepEqual(chosenSteps([]), []);

@@ -142,25 +142,10 @@ export const STEPS = [
     charts: ['c-chart', 'c-diff'],
   },
   {
-    id: 'offsets', title: 'The offsets task', panel: ['heads'],
-    run: 'Press “Train” in Heads, compared below: H = 1 and H = 4 learn the offsets task on the same seeds.',
-    settings: () => ({ ctask: 'offsets', oheads: [1, 4] }),
-    question: () => 'A task whose every target is the tuple of the tokens 1, 3, 5 and 7 positions back: nothing to ' +
-      'guess, only four places to read. Which model\'s validation loss reaches the task\'s threshold first?',
-    prediction: () => ({ kind: 'choice', choices: [
-      { value: 'H4', label: 'H = 4' }, { value: 'same', label: 'both at about the same step' }, { value: 'H1', label: 'H = 1' },
-    ] }),
-    read: ({ finding, core }) => offsetsReading(finding('heads'), core),
-    explanation: 'One head has one softmax per position: to read four offsets at once it must mix them, and it can tell ' +
-      'the tuples apart only by weighing the offsets unequally, which it learns slowly. Several heads split the offsets ' +
-      'between them. The one-head model gets there too, only much later: a question about how soon, not the final loss.',
-    concept: 'Several heads attend to several places at once; one head must average them.',
-    charts: ['c-chart'],
-  },
-  {
     id: 'inside', title: 'Looking inside: pruning heads', panel: ['heads', 'inside'],
-    run: 'Press “Train” in Heads, compared below (H = 8 on the text), then “Prune the heads” in Look inside: the core ' +
-      'switches the heads of every seed\'s model off one by one, least important first.',
+    run: 'Press “Train” in Heads, compared below (H = 8 on the text: H = 8 runs the heads step trained at these settings ' +
+      'are kept, not trained again), then “Prune the heads” in Look inside: the core switches the heads of every seed\'s ' +
+      'model off one by one, least important first.',
     settings: () => ({ ctask: 'char', heads: [8], irun: 8 }),
     question: ({ core }) => {
       const L = core.constants().presets.heads.settings.nLayers;
@@ -175,6 +160,22 @@ export const STEPS = [
       'matter, and how many, differs from seed to seed.',
     concept: 'Heads specialise unevenly: importance is measured, not assumed.',
     charts: ['i-prune-chart'],
+  },
+  {
+    id: 'offsets', title: 'The offsets task', panel: ['heads'],
+    run: 'Press “Train” in Heads, compared below: H = 1 and H = 4 learn the offsets task on the same seeds.',
+    settings: () => ({ ctask: 'offsets', oheads: [1, 4] }),
+    question: () => 'A task whose every target is the tuple of the tokens 1, 3, 5 and 7 positions back: nothing to ' +
+      'guess, only four places to read. Which model\'s validation loss reaches the task\'s threshold first?',
+    prediction: () => ({ kind: 'choice', choices: [
+      { value: 'H4', label: 'H = 4' }, { value: 'same', label: 'both at about the same step' }, { value: 'H1', label: 'H = 1' },
+    ] }),
+    read: ({ finding, core }) => offsetsReading(finding('heads'), core),
+    explanation: 'One head has one softmax per position: to read four offsets at once it must mix them, and it can tell ' +
+      'the tuples apart only by weighing the offsets unequally, which it learns slowly. Several heads split the offsets ' +
+      'between them. The one-head model gets there too, only much later: a question about how soon, not the final loss.',
+    concept: 'Several heads attend to several places at once; one head must average them.',
+    charts: ['c-chart'],
   },
   {
     id: 'break', title: 'Break it: the transpose before the merge', panel: ['break'],
