@@ -913,6 +913,16 @@ inline S hmax(const xsimd::batch<S>& v) {
     }
 }
 
+// ---------------------------------------------------------------- the lanes of a row's last batch
+// A batch whose lane i holds i: compared with the count of a row's live entries in its last batch, it masks the rest.
+template <class S>
+inline xsimd::batch<S> lane_indices() {
+    using batch = xsimd::batch<S>;
+    static_assert(batch::size <= 16, "lane_indices covers the batch");
+    alignas(64) static const S index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    return batch::load_aligned(index);
+}
+
 // ---------------------------------------------------------------- causal softmax rows, twins of ref::softmax_causal_row*
 // The same element-wise operations as the twins in batches (the scaled scores and the normalisation are bitwise
 // the same; only the sums' order differs): these loops ran scalar over every (B,H,T,T) score, twice per step.
@@ -927,11 +937,9 @@ template <class S>
 void softmax_causal_row(S* x, int n, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    static_assert(W <= 16, "lane_index covers the batch");
     int n_vec = (n + W - 1) / W * W;  // whole batches, the last one partly live
     if (n_vec > T) n_vec = n - n % W;
-    const batch sc(scale), lanes_at = batch::load_aligned(lane_index);
+    const batch sc(scale), lanes_at = lane_indices<S>();
     const auto live = lanes_at < batch(S(n - (n_vec - W)));  // the lanes of the last batch at s < n
     batch mx(-INFINITY);
     for (int s = 0; s < n_vec; s += W) {
@@ -979,9 +987,8 @@ template <class S, int R>
 inline void softmax_causal_group(S* x, int t0, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     const int last = t0 - t0 % W;  // the last batch, partly live; n_vec = last + W
-    const batch sc(scale), lanes_at = batch::load_aligned(lane_index);
+    const batch sc(scale), lanes_at = lane_indices<S>();
     batch mx[R], mv[R], acc[R];
     for (int r = 0; r < R; ++r) mx[r] = batch(S(-INFINITY));
     for (int s = 0; s < last; s += W)
@@ -1038,11 +1045,9 @@ template <class S>
 void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    static_assert(W <= 16, "lane_index covers the batch");
     int n_vec = (n + W - 1) / W * W;  // whole batches, the last one partly live
     if (n_vec > T) n_vec = n - n % W;
-    const auto live = batch::load_aligned(lane_index) < batch(S(n - (n_vec - W)));  // the last batch's lanes at s < n
+    const auto live = lane_indices<S>() < batch(S(n - (n_vec - W)));  // the last batch's lanes at s < n
     const batch zero(S(0));
     batch acc(S(0));
     for (int s = 0; s < n_vec; s += W) {
@@ -1070,9 +1075,8 @@ template <class S, int R>
 inline void softmax_causal_backward_group(S* d, const S* att, int t0, int T, S scale) {
     using batch = xsimd::batch<S>;
     constexpr int W = static_cast<int>(batch::size);
-    alignas(64) static const S lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     const int last = t0 - t0 % W;
-    const batch zero(S(0)), sc(scale), lanes_at = batch::load_aligned(lane_index);
+    const batch zero(S(0)), sc(scale), lanes_at = lane_indices<S>();
     batch acc[R], dt[R];
     for (int r = 0; r < R; ++r) acc[r] = zero;
     for (int s = 0; s < last; s += W)
