@@ -45,7 +45,7 @@ test('look inside plots every head over training: one line per head, growing wit
     probes: new Set(r.traces.map((t) => Array.from(t.trace.ids).join(','))).size })));
   assert.deepEqual(runs.map((r) => r.key), ['H1', 'H2', 'H4']);
   for (const r of runs) {
-    // measured with the validation loss (at the end of the chunk that crossed each evalEvery boundary)
+    // measured with the validation loss (at every evalEvery steps, where the worker ends a chunk, and the end)
     assert.deepEqual(r.steps, r.valSteps, r.key);
     assert.equal(r.steps[0], 0);
     assert.equal(r.steps.at(-1), STEPS);
