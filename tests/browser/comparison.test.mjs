@@ -306,3 +306,23 @@ test('not kept: another text, other settings, a run stopped early, one that blew
   assert.equal(together.made.length, 6);
   assert.equal(together.comp.reusedSentence(), '');
 });
+
+test('wouldKeepNow asks for the planned comparison again only when the settings or the runs changed', () => {
+  const { comp, made } = setup();
+  let asked = 0;
+  const planned = () => { asked += 1; return { entries: scheduled(2), text: 't' }; };
+  assert.equal(comp.wouldKeepNow('s1', planned), 0);
+  assert.equal(asked, 0);  // no comparison yet: nothing to keep, nothing to work out
+  comp.start({ entries: scheduled(1), text: 't', meta: {} });
+  for (const r of made) r.ready();
+  assert.equal(comp.wouldKeepNow('s1', planned), 0);
+  assert.equal(comp.wouldKeepNow('s1', planned), 0);
+  assert.equal(asked, 1);
+  finishAll(made.slice());
+  assert.equal(comp.wouldKeepNow('s1', planned), 3);  // the runs finished
+  assert.equal(asked, 2);
+  assert.equal(comp.wouldKeepNow('s2', planned), 3);  // other settings
+  assert.equal(asked, 3);
+  assert.equal(comp.wouldKeepNow('s2', () => null), 3);  // unchanged: the answer before
+  assert.equal(comp.wouldKeepNow('s3', () => null), 0);  // settings that are not valid
+});

@@ -160,6 +160,7 @@ export class Comparison {
     this.stopped = false;
     this.note = '';
     this.keeper.replace(this.panel, old.filter((r) => !kept.has(r)), this.saved(), [...kept]);
+    this.#keepMemo = null;
     this.fill();
   }
 
@@ -184,6 +185,26 @@ export class Comparison {
   wouldKeep(entries, text) {
     return this.#reusable(entries, text).size;
   }
+
+  /**
+   * wouldKeep for a panel's settings now, worked out again only when they or the comparison's runs changed: a panel
+   * asks at every redraw (its estimate), and its entries cost a check by the core.
+   * @param {string} key the panel's settings as text
+   * @param {() => {entries: Omit<Planned, 'run'|'cancelled'>[], text: string} | null} planned the comparison Train
+   *   would start, or null when the settings are not valid
+   * @returns {number}
+   */
+  wouldKeepNow(key, planned) {
+    const now = `${key}|${this.plan.map((p) => `${p.key}:${p.run?.status ?? ''}`).join()}`;
+    if (this.#keepMemo?.now !== now) {
+      const c = this.active ? planned() : null;
+      this.#keepMemo = { now, n: c ? this.wouldKeep(c.entries, c.text) : 0 };
+    }
+    return this.#keepMemo.n;
+  }
+
+  /** @type {{now: string, n: number} | null} the last answer of wouldKeepNow */
+  #keepMemo = null;
 
   /** @returns {number} the planned runs kept from the comparison before, finished, instead of trained again */
   reusedCount() {

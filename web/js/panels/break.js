@@ -198,8 +198,10 @@ export function setupBreak(app) {
     }
     if (![s.bseeds, s.bsteps, s.bbatch].every(Number.isInteger)) return;
     // the runs the comparison before would keep (the same settings and seed) do not train again
-    const checked = comp.active ? runSettings() : { error: 'none yet' };
-    const kept = 'error' in checked ? 0 : comp.wouldKeep(planned(checked.settings), comp.text);
+    const kept = comp.wouldKeepNow(JSON.stringify(s), () => {
+      const checked = runSettings();
+      return 'error' in checked ? null : { entries: planned(checked.settings), text: comp.text };
+    });
     const all = (G + 1) * s.bseeds;
     const p = breakPlan({ variants: G, seeds: s.bseeds, steps: s.bsteps, batch: s.bbatch, slots }, measured, kept);
     const time = p.runs ? `${Math.min(slots, p.runs)} at a time (one per core here): about ${duration(p.seconds)} ` +

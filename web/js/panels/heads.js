@@ -87,11 +87,10 @@ export function setupHeads(app) {
     app.state.steps = steps;
     show();
     app.save();
-  }, () => {
-    if (!comp.active) return 0;
+  }, () => comp.wouldKeepNow(`${JSON.stringify(app.state)}|${currentText() === comp.text}`, () => {
     const checked = runSettings();
-    return checked.error ? 0 : comp.wouldKeep(planned(checked.settings, checked.heads), currentText());
-  });
+    return checked.error ? null : { entries: planned(checked.settings, checked.heads), text: currentText() };
+  }));
 
   // ---------------------------------------------------------------- settings <-> controls
   function show() {
@@ -240,7 +239,9 @@ export function setupHeads(app) {
   }
 
   // the text Train would train on now: none for a task of its own, the pasted one, or the shipped corpus (once loaded)
-  const currentText = () => (ownTask() ? '' : app.state.corpus === 'pasted' ? ui.text.value : corpusText);
+  function currentText() {
+    return ownTask() ? '' : app.state.corpus === 'pasted' ? ui.text.value : corpusText;
+  }
 
   // where a loaded file's problems are said: this panel's alert, or the one beside the control that loaded it
   let uploadError = showError;
