@@ -323,6 +323,33 @@ test("a second tab shows none of the first tab's runs and says they are that tab
   }
 });
 
+test('runs a new comparison keeps stay in the store: after a reload they come back beside the new ones', async () => {
+  const p = await openPage(`#${TINY}&cseed=5`);
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    for (const id of ['H1', 'H4']) await waitStored(p, `heads:${id}`, (r) => r.status === 'done');
+    await p.fill('#c-seeds', '2');
+    await p.evaluate(() => { delete document.documentElement.dataset.comparison; });
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    assert.match(await p.textContent('#c-status'), /2 of the runs were kept from the comparison before/);
+    for (const id of ['H1-seed6', 'H4-seed6']) await waitStored(p, `heads:${id}`, (r) => r.status === 'done');
+    await p.waitForSelector('#panel-heads [data-saved-runs="4"]');
+    const before = await runsOf(p);
+
+    await reloaded(p);
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().every((r) => r.facts));
+    const back = await runsOf(p);
+    assert.deepEqual(back.map((r) => [r.key, r.status, r.stepsDone]),
+      [['H1', 'done', 24], ['H4', 'done', 24], ['H1-seed6', 'done', 24], ['H4-seed6', 'done', 24]]);
+    for (const [i, r] of back.entries()) for (const k of ['val', 'valSteps', 'snapshots', 'sample']) assert.deepEqual(r[k], before[i][k], `${r.key} ${k}`);
+  } finally {
+    await p.close();
+  }
+});
+
 test('no console errors, no request leaves the machine', () => {
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);

@@ -135,7 +135,7 @@ export class Comparison {
 
   /**
    * Starts a comparison: the panel's runs so far (every run in `runs`) are disposed of and no longer kept, except the
-   * finished ones it plans again with the same key, settings and text (#finished): those are kept as they are, done;
+   * finished ones it plans again with the same key, settings and text (#reusable): those are kept as they are, done;
    * the other planned ones start as slots allow.
    * @param {{entries: Omit<Planned, 'run'|'cancelled'>[], text: string, meta: object, keepText?: boolean}} c
    */

@@ -197,7 +197,7 @@ export function setupHeads(app) {
     const e = ownTask() ? null : budget.estimate();
     if (!confirmed && e && e.seconds > ASK_ABOVE_SECONDS) {
       ui.confirmText.textContent = `This comparison will take about ${duration(e.seconds)} here: ${count(e.runs)} runs of ` +
-        `${count(app.state.steps)} steps${e.kept ? ` (and ${count(e.kept)} kept from the comparison before)` : ''} ` +
+        `${count(app.state.steps)} steps${e.kept ? `, and ${count(e.kept)} kept from the comparison before` : ''} ` +
         `(${count(Math.round(e.speed))} tokens/s per worker, ${e.source}). Train anyway?`;
       ui.confirm.hidden = false;
       ui.confirmGo.focus();

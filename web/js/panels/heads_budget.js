@@ -78,7 +78,7 @@ export function runsEstimate({ runs, steps, batch, context }, { speed, sameSizes
  * @param {number} slots workers at once (one per core)
  * @param {{speed: number, source: string}} [fallback] the speed before any run here: the heads panel's model's,
  *   unless another panel's model states its own
- * @param {number} [kept] runs of the comparison the finished one before would keep instead of training them
+ * @param {number} [kept] runs of this comparison that the finished one before would keep instead of training them
  *   (comparison.js wouldKeep)
  * @returns {{runs: number, kept: number, seconds: number, speed: number, source: string}} runs: those that train;
  *   source: where the speed comes from
