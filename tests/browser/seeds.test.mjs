@@ -83,9 +83,14 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
     for (const text of await cards.allTextContents()) assert.match(text, /done · step 24 \/ 24/);
     assert.equal(await p.locator('#c-runs .run-column').count(), 3);
     assert.match(await p.locator('#c-status').textContent(), /^Done: 6 runs in \d+\.\d s of wall time, \d+ at a time\.$/);
-    // the budget line now times the comparison at this browser's own speed
+    // the budget line: the same comparison again would keep every run; with other seeds (the same sizes) it times
+    // the comparison at this browser's own speed
+    assert.equal(await p.locator('#c-budget-help').textContent(),
+      'All 6 runs of 24 steps are kept from the comparison before: nothing to train.');
+    await p.fill('#c-seed', '3');
     assert.match(await p.locator('#c-budget-help').textContent(),
       /^6 runs of 24 steps: about \d+ s here \([\d,]+ tokens\/s per worker, this browser's median over its finished runs; \d at a time\)\.$/);
+    await p.fill('#c-seed', '1');
 
     // the chart: one legend entry per H and the baseline (band edges and training lines are left out of it)
     const legend = p.locator('#c-chart .u-legend .u-series');
