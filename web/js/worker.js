@@ -174,7 +174,7 @@ function loop() {
   seconds += dt;
   // adapt the chunk to about chunkMs (stepsToBoundary cuts it at the next boundary)
   const perStep = dt / Math.max(1, r.step.length);
-  stepsPerChunk = Math.max(1, Math.min(evalEvery, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4))));
+  stepsPerChunk = Math.max(1, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4)));
   post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds, heapBytes: mod.HEAPU8.length });
   if (r.diverged >= 0) {
     status = 'paused';
@@ -182,9 +182,10 @@ function loop() {
     return;
   }
   const done = r.step.length === 0 || r.stepsDone >= settings.steps;
-  const crossed = (every) => r.step.some((s) => (s + 1) % every === 0);
-  const val = crossed(evalEvery) || done ? measure() : null;
-  if (crossed(snapshotEvery) || done) postSnapshot();
+  // a chunk ends at a boundary (stepsToBoundary): the steps done now are on it, or the chunk crossed none
+  const at = (every) => r.stepsDone % every === 0;
+  const val = at(evalEvery) || done ? measure() : null;
+  if (at(snapshotEvery) || done) postSnapshot();
   if (done) return finish(val);
   continueLoop();  // the page's messages (inspect, pause) are handled in between chunks
 }
