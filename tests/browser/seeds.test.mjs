@@ -230,13 +230,14 @@ test('one more seed trains only the new seed: the finished runs are kept, and eq
     // what "the same numbers" means: every run, kept or new, has the curves of the same run trained afresh in another
     // tab, to the bit
     await trainAll(fresh);
-    const curves = (q) => q.evaluate(() => Object.fromEntries(globalThis.mhaDebug.runs().map((r) => [r.key, { val: r.val, train: r.train }])));
+    const curves = (q) => q.evaluate(() => Object.fromEntries(globalThis.mhaDebug.runs().map((r) => [r.key,
+      { val: r.val, train: r.train, evalEvery: r.settings.evalEvery }])));
     const [here, there] = [await curves(p), await curves(fresh)];
     assert.deepEqual(Object.keys(here).sort(), ['H1', 'H1-seed2', 'H4', 'H4-seed2', 'H8', 'H8-seed2']);
     assert.deepEqual(here, there);
     // every measurement on the schedule's grid (every evalEvery steps, and the end), not where a chunk of training
     // happened to end (the worker measured at 3, 5, 7 … instead of 2, 4, 6 … before it cut its chunks there)
-    for (const [key, c] of Object.entries(here)) assert.deepEqual(c.val.step, evalGrid(24, c.val.step[1]), key);
+    for (const [key, c] of Object.entries(here)) assert.deepEqual(c.val.step, evalGrid(24, c.evalEvery), key);
   } finally {
     await p.close();
     await fresh.close();
