@@ -326,3 +326,21 @@ test('wouldKeepNow asks for the planned comparison again only when the settings 
   assert.equal(comp.wouldKeepNow('s2', () => null), 3);  // unchanged: the answer before
   assert.equal(comp.wouldKeepNow('s3', () => null), 0);  // settings that are not valid
 });
+
+test('the runs are listed in plan order, kept and new alike; a run outside the plan after them, keepLast last', () => {
+  const { comp, made } = setup({ slots: 6, keepLast: ['upload'] });
+  comp.start({ entries: scheduled(1, 10, ['a', 'c']), text: 't', meta: {} });
+  for (const r of made) r.ready();
+  finishAll(made.slice());
+  comp.start({ entries: scheduled(1, 10, ['a', 'b', 'c']), text: 't', meta: {} });
+  assert.deepEqual(comp.plan.map((p) => p.reused), [true, false, true]);
+  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'c']);  // b was made after the kept a and c
+  // a loaded file's run (keepLast) and another run outside the plan, set before a new run is made
+  const outside = (key) => /** @type {any} */ (new FakeRun({ key, label: key, settings: {} }, () => {}, 'done'));
+  comp.runs.set('upload', outside('upload'));
+  comp.runs.set('other', outside('other'));
+  comp.runs.delete('b');
+  comp.runs.set('b', made[2]);
+  comp.fill();
+  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'c', 'other', 'upload']);
+});

@@ -211,11 +211,16 @@ export class Comparison {
     return this.plan.filter((p) => p.reused).length;
   }
 
+  /** @returns {boolean} every planned run was kept from the comparison before: this one trained nothing */
+  reusedAll() {
+    return this.plan.length > 0 && this.reusedCount() === this.plan.length;
+  }
+
   /** @returns {string} what the page says of the runs kept from the comparison before ('' when none were) */
   reusedSentence() {
     const n = this.reusedCount();
     if (!n) return '';
-    const which = n === this.plan.length ? (n === 1 ? 'This run was' : `All ${n} runs were`) : `${n} of the runs were`;
+    const which = this.reusedAll() ? (n === 1 ? 'This run was' : `All ${n} runs were`) : `${n} of the runs were`;
     return `${which} kept from the comparison before, not trained again: the same settings, seed and text train to ` +
       'the same numbers.';
   }
@@ -236,13 +241,18 @@ export class Comparison {
       this.runs.set(p.key, p.run);
       busy += 1;
     }
-    for (const key of this.keepLast) {
-      const r = this.runs.get(key);
-      if (r) {
-        this.runs.delete(key);
-        this.runs.set(key, r);
-      }
-    }
+    this.#order();
+  }
+
+  // The page lists the runs in the map's order: the planned ones in plan order (kept and new alike: a kept run was
+  // set in the map before the new ones), then any other run, those of keepLast last.
+  #order() {
+    const planned = this.plan.filter((p) => p.run).map((p) => /** @type {[string, Run]} */ ([p.key, p.run]));
+    const inPlan = new Set(planned.map(([, r]) => r));
+    const others = [...this.runs].filter(([k, r]) => !inPlan.has(r) && !this.keepLast.includes(k));
+    const last = this.keepLast.filter((k) => this.runs.has(k)).map((k) => /** @type {[string, Run]} */ ([k, this.runs.get(k)]));
+    this.runs.clear();
+    for (const [k, r] of [...planned, ...others, ...last]) this.runs.set(k, r);
   }
 
   // a run of the comparison: set up, it starts (or ends, after Stop); a change of state frees or takes a slot.

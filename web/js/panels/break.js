@@ -197,7 +197,8 @@ export function setupBreak(app) {
       b.text.textContent = `(about ${duration(breakPlan({ variants: G, seeds: s.bseeds, steps: b.steps, batch: s.bbatch, slots }, measured).seconds)} here)`;
     }
     if (![s.bseeds, s.bsteps, s.bbatch].every(Number.isInteger)) return;
-    // the runs the comparison before would keep (the same settings and seed) do not train again
+    // the runs the comparison before would keep (the same settings and seed) do not train again; Break it always
+    // trains on the shipped corpus, so the text is the comparison's own
     const kept = comp.wouldKeepNow(JSON.stringify(s), () => {
       const checked = runSettings();
       return 'error' in checked ? null : { entries: planned(checked.settings), text: comp.text };
@@ -288,7 +289,7 @@ export function setupBreak(app) {
         const wall = comp.ended();
         const trained = all.filter((r) => r.status === 'done').length;
         // every run kept from the comparison before: nothing trained, no wall time to speak of
-        const time = comp.reusedCount() === comp.plan.length ? ''
+        const time = comp.reusedAll() ? ''
           : ` in ${wall.toFixed(1)} s of wall time, ${Math.min(slots, comp.plan.length)} at a time`;
         return `Done: ${plural(trained, 'run')} (canonical and ${plural(comp.meta.variants.length - 1, 'variant')}, ` +
           `${plural(comp.meta.seeds, 'seed')} each)${time}.`;

@@ -349,7 +349,7 @@ export function setupHeads(app) {
         const trained = all.filter((r) => r.status === 'done').length;
         const wall = comp.active ? comp.ended() : upload.wallSeconds;
         // every run kept from the comparison before: nothing trained, no wall time to speak of
-        return comp.active && comp.reusedCount() === comp.plan.length ? `Done: ${plural(trained, 'run')}.`
+        return comp.active && comp.reusedAll() ? `Done: ${plural(trained, 'run')}.`
           : `Done: ${plural(trained, 'run')} in ${wall.toFixed(1)} s of wall time${at}.`;
       } });
     ui.pause.disabled = !st.buttons.pause.enabled;
