@@ -307,6 +307,23 @@ test('not kept: another text, other settings, a run stopped early, one that blew
   assert.equal(together.comp.reusedSentence(), '');
 });
 
+test('kept too: a run its worker ended at its stopping loss (settings.stopAtLoss), not one stopped by hand above it', () => {
+  const { comp, made } = setup({ slots: 2 });
+  const entries = seedMajor([{ key: 'a', label: 'A' }], 2, 7, (s, seed) => ({ name: 'a', seed, steps: 100, evalEvery: 20, stopAtLoss: 0.2 }));
+  comp.start({ entries, text: 't', meta: {} });
+  for (const r of made) r.ready();
+  const [reached, byHand] = made;
+  reached.val = { step: [0, 20, 40], loss: [4, 0.9, 0.15] };  // its first measurement at or below 0.2: step 40
+  byHand.val = { step: [0, 20, 30], loss: [4, 0.9, 0.5] };    // Stop at step 30
+  reached.stepsDone = 40;
+  byHand.stepsDone = 30;
+  reached.end();
+  byHand.end();
+  assert.equal(comp.wouldKeep(entries, 't'), 1);
+  comp.start({ entries, text: 't', meta: {} });
+  assert.deepEqual(comp.plan.map((p) => p.reused), [true, false]);
+});
+
 test('wouldKeepNow asks for the planned comparison again only when the settings or the runs changed', () => {
   const { comp, made } = setup();
   let asked = 0;

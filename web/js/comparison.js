@@ -4,7 +4,7 @@
 // drawing and its tables. The comparison acts on its runs' events (a run set up starts, a slot freed starts the
 // next) and passes every event on to the panel. No DOM in this file.
 import { RUN_EVENT, streams } from './protocol.js';
-import { waitsForCore } from './run_state.js';
+import { endedAsPlanned, waitsForCore } from './run_state.js';
 import { allReady, Run } from './runs.js';
 
 // a run holds one of the slots from its set-up until it ends, fails or blows up (then it waits for the user)
@@ -165,14 +165,13 @@ export class Comparison {
   }
 
   // The runs of the comparison so far that a new one of these entries on `text` keeps instead of training them again,
-  // by key: those that trained their whole schedule without blowing up, planned again with the same key and settings
-  // (the seed among them). Training is deterministic (a run's worker that died is replaced from a snapshot and
+  // by key: those that ended as their schedule says (endedAsPlanned: not blown up, not stopped early), planned again
+  // with the same key and settings (the seed among them). Training is deterministic (a run's worker that died is replaced from a snapshot and
   // computes the same bits again: runs.js), so such a run would come out the same. A comparison whose runs start
   // together (the induction panel's model and its control, whose curves grow side by side) trains them again.
   #reusable(entries, text) {
     if (this.together || text !== this.text) return new Map();
-    const finished = new Map(this.plan.filter((p) => p.run?.status === 'done' && !p.run.diverged
-      && p.run.stepsDone === p.run.settings.steps).map((p) => [p.key, p.run]));
+    const finished = new Map(this.plan.filter((p) => endedAsPlanned(p.run)).map((p) => [p.key, p.run]));
     return new Map(entries.filter((p) => finished.has(p.key) && sameSettings(finished.get(p.key).settings, p.settings))
       .map((p) => [p.key, finished.get(p.key)]));
   }

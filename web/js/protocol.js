@@ -8,7 +8,8 @@
  * @typedef {{type: 'init', id: number, settings: object, text: string, checkpoint: Uint8Array|null}} InitMessage
  *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
  *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
- *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), causality, swapCheck (booleans).
+ *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), stopAtLoss (nats: the run ends at
+ *   its first measurement at or below it; 0 or none: at its last step), causality, swapCheck (booleans).
  *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
  * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
  * @typedef {{type: 'pause', id: number}} PauseMessage  hold after the current chunk of steps; replied with
@@ -53,10 +54,10 @@
  *   the loss of step blew up (above limit, or not finite); the run paused itself
  * @typedef {{type: 'done', stepsDone: number, seconds: number, sample: string, spent: Record<string, number>,
  *            spentBeforeStart: Record<string, number>, bootMs: number}} DoneMessage
- *   the schedule ended (or stop): the core's end sample; spent: the worker's milliseconds by part since its start
- *   (costs.js: module, init, train, evaluate, induction, trace, snapshot, finish), and of those spentBeforeStart before
- *   the page first said start (its set-up and first measurement); bootMs: from the worker's creation
- *   to its script running
+ *   the schedule ended (at its last step, or at settings.stopAtLoss), or stop: the core's end sample; spent: the
+ *   worker's milliseconds by part since its start (costs.js: module, init, train, evaluate, induction, trace,
+ *   snapshot, finish), and of those spentBeforeStart before the page first said start (its set-up and first
+ *   measurement); bootMs: from the worker's creation to its script running
  * @typedef {{type: 'causality', when: 'init'|'trained', step: number, report: object}} CausalityMessage
  *   with settings.causality: the core's causality check ({T, causal, nLeaks, leaks, depends}) on the random
  *   weights at set-up and on the trained ones at the end

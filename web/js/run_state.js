@@ -46,6 +46,29 @@ export function canMove(from, to) {
   return from === to || (TRANSITIONS[from] ?? []).includes(to);
 }
 
+/**
+ * A run that ended as its schedule says: every step trained, or stopped by its worker at its first measurement at or
+ * below settings.stopAtLoss (worker.js; a measurement on the schedule's grid, every evalEvery steps). Not one the
+ * user stopped early, nor one that blew up.
+ * @param {{status: string, stepsDone: number, diverged?: object|null, val: {step?: number[], loss: number[]},
+ *          settings: {steps?: number, evalEvery?: number, stopAtLoss?: number}}|null|undefined} run
+ * @returns {boolean}
+ */
+export function endedAsPlanned(run) {
+  if (!run || run.status !== 'done' || run.diverged) return false;
+  if (run.stepsDone === run.settings.steps) return true;
+  const { stopAtLoss = 0, evalEvery = 0 } = run.settings;
+  return stopAtLoss > 0 && evalEvery > 0 && run.stepsDone % evalEvery === 0
+    && run.val.step?.at(-1) === run.stepsDone && run.val.loss.at(-1) <= stopAtLoss;
+}
+
+/**
+ * A run that stopped at settings.stopAtLoss before its last step (endedAsPlanned).
+ * @param {Parameters<typeof endedAsPlanned>[0]} run
+ * @returns {boolean}
+ */
+export const stoppedAtLoss = (run) => endedAsPlanned(run) && run.stepsDone < run.settings.steps;
+
 /** The word a run card shows for each state. */
 export const STATE_WORD = Object.freeze({
   [S.settingUp]: 'setting up', [S.training]: 'training', [S.paused]: 'paused', [S.diverged]: 'blew up',

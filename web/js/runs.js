@@ -42,8 +42,9 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
 
 /**
  * @typedef {import('./run_settings_type.js').RunSettings & {evalEvery?: number, snapshotEvery?: number,
- *            causality?: boolean, swapCheck?: boolean}} RunSettings  the core's run settings (generated from its
- *   settings table) and the worker's own: steps between measurements and snapshots, the checks it makes (protocol.js)
+ *            stopAtLoss?: number, causality?: boolean, swapCheck?: boolean}} RunSettings  the core's run settings
+ *   (generated from its settings table) and the worker's own: steps between measurements and snapshots, the loss at
+ *   whose first measurement it ends (0 or none: at the schedule's end), the checks it makes (protocol.js)
  * @typedef {'starting'|'ready'|'running'|'paused'|'diverged'|'done'|'failed'|'restarting'} RunStatus
  * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */

@@ -33,6 +33,7 @@ let seconds = 0;       // training time so far, not counting pauses
 let evalEvery = 10;
 let snapshotEvery = 30;
 let stepsPerChunk = 1;
+let stopAtLoss = 0;    // nats: the run ends at its first measurement at or below this (0: at its schedule's end)
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 
 const loading = createMha().then((m) => {
@@ -65,6 +66,7 @@ function init(msg) {
   probed = tasks.find((t) => t.name === facts.task)?.inductionProbes === true;
   evalEvery = Math.max(1, settings.evalEvery | 0 || 10);
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
+  stopAtLoss = settings.stopAtLoss > 0 ? settings.stopAtLoss : 0;
   seconds = 0;
   status = facts.stepsDone >= facts.steps ? 'done' : 'idle';
   measure();
@@ -185,8 +187,10 @@ function loop() {
   // a chunk ends at a boundary (stepsToBoundary): the steps done now are on it, or the chunk crossed none
   const at = (every) => r.stepsDone % every === 0;
   const val = at(evalEvery) || done ? measure() : null;
-  if (at(snapshotEvery) || done) postSnapshot();
-  if (done) return finish(val);
+  // a run compared by the step it first reaches a loss ends there (settings.stopAtLoss): the rest would not change it
+  const reached = stopAtLoss > 0 && val?.ok === true && val.loss <= stopAtLoss;
+  if (at(snapshotEvery) || done || reached) postSnapshot();
+  if (done || reached) return finish(val);
   continueLoop();  // the page's messages (inspect, pause) are handled in between chunks
 }
 
