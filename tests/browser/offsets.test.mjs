@@ -4,8 +4,9 @@
 // The task choice brings its own model (the core's constants().offsetsSetting: one attention-only layer, its T, B,
 // steps and learning rate, shown greyed out) and its own head counts (default 1,4); the text's controls do not apply.
 // The choice round-trips through the URL hash. A comparison trains and shows the core's verdict, word for word.
-// The last test trains the page's default run (H = 1 and 4, 3 seeds) and logs its wall time; no test passes or
-// fails on time. Screenshots go to tests/browser/output/.
+// The default run (H = 1 and 4, 3 seeds) ends each run at its first measurement at the task's threshold: the same
+// steps as the whole budget's runs, to the bit, up to there; its wall time is logged, no test passes or fails on
+// time. Screenshots go to tests/browser/output/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -50,6 +51,7 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await p.inputValue('#c-heads'), '1,4,8');
     assert.equal(await p.locator('#c-task-note').isVisible(), false);
     assert.equal(await p.locator('[data-control="corpus"]').isVisible(), true);
+    assert.equal(await p.locator('[data-control="ostop"]').isVisible(), false);  // the offsets task's own choice
 
     assert.match(await p.textContent('#heads-title'), /train H = 1, 4, 8 at the same budget/);
     await p.check('input[name="ctask"][value="offsets"]');
@@ -70,6 +72,12 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
     assert.equal(await intro.count(), 1);
     assert.match(await intro.textContent(), /^\s*Models of the offsets task below/);
     assert.equal(await p.locator('[data-control="corpus"]').isVisible(), false);
+    // how a run ends: at the threshold by default; the other choice round-trips through the hash
+    assert.equal(await p.locator('input[name="ostop"][value="reach"]').isChecked(), true);
+    await p.check('input[name="ostop"][value="budget"]');
+    await hashOf(p, /ostop=budget/);
+    await p.check('input[name="ostop"][value="reach"]');
+    await hashOf(p, /^(?!.*ostop=)/);
 
     // the offsets task's head counts are its own: editing them leaves the text's alone
     await p.fill('#c-heads', '1,2,4');
@@ -104,15 +112,20 @@ test('the task choice: the offsets task shows its own model greyed out, H = 1,4,
   }
 });
 
-test('an offsets comparison (one seed) trains the task\'s model and shows the core\'s verdict', async () => {
+// seed 1's runs over the whole budget (the second test), for the default run's stopped ones to agree with
+let wholeBudget = null;
+
+test('an offsets comparison (one seed, the whole budget) trains the task\'s model and shows the core\'s verdict', async () => {
   mkdirSync(OUTPUT, { recursive: true });
-  const p = await openPage('#panel=heads&ctask=offsets&oseeds=1');
+  const p = await openPage('#panel=heads&ctask=offsets&oseeds=1&ostop=budget');
   try {
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
     // the task predicts a token per position: its loss is counted per token, not per character
     assert.match(await p.locator('#c-values caption').textContent(), /^Validation loss \(nats per token\)/);
     const runs = await finals(p, [1, 4]);
+    wholeBudget = runs;
+    assert.equal(await p.locator('input[name="ostop"][value="budget"]').isChecked(), true);
     const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
     for (const [r] of runs) {
       assert.equal(r.status, 'done');
@@ -165,29 +178,54 @@ test('an offsets comparison (one seed) trains the task\'s model and shows the co
   }
 });
 
-test('the page\'s default offsets run (H = 1 and 4, 3 seeds): H = 4 lower, and sooner at 0.2 nats', async () => {
+test('the page\'s default offsets run (H = 1 and 4, 3 seeds): each run ends at 0.2 nats, H = 4 sooner', async () => {
   const p = await openPage('#panel=heads&ctask=offsets');
   try {
     assert.equal(await p.inputValue('#c-seeds'), '3');
+    assert.equal(await p.locator('input[name="ostop"][value="reach"]').isChecked(), true);
+    assert.equal(await p.locator('[data-control="ostop"]').isVisible(), true);
     const t0 = Date.now();
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 400_000 });
     const wall = (Date.now() - t0) / 1000;
     const runs = await finals(p, [1, 4]);
     assert.deepEqual(runs.map((rs) => rs.length), [3, 3]);
-    const core = await coreVerdicts(p, runs.map((rs) => rs.map((r) => r.val)));
-    const text = await p.locator('#c-final .seed-verdicts li[data-heads="4"]').textContent();
-    assert.equal(text, core.verdicts[1]);
-    assert.match(text, /^H = 4 is lower than H = 1 by \d\.\d{3} nats \(95% t-interval over 3 paired seeds: .*\): an effect, /);
     const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
+    // each run ended at its first measurement at or below the threshold, on the grid: every one before it was above
+    for (const r of runs.flat()) {
+      assert.equal(r.status, 'done');
+      assert.equal(r.settings.stopAtLoss, o.threshold);
+      assert.equal(r.curve.step.at(-1), r.steps);
+      assert.equal(r.steps % o.evalEvery, 0);
+      assert.ok(r.curve.loss.at(-1) <= o.threshold && r.curve.loss.slice(0, -1).every((l) => l > o.threshold),
+        JSON.stringify(r.curve));
+      assert.ok(r.steps < o.steps, `seed ${r.settings.seed}, H = ${r.settings.nHeads}: ${r.steps} steps`);
+    }
     const reach = await coreReach(p, runs.map((rs) => rs.map((r) => r.curve)), 3, o.threshold, o.steps);
     assert.deepEqual(await p.locator('#c-final .reach-sentences li').allTextContents(), reach.sentences);
+    // the runs' last losses are all about the threshold: no final-loss verdict, a sentence that says why
+    assert.equal(await p.locator('#c-final .seed-verdicts li').count(), 0);
+    assert.match(await p.locator('#c-final [data-ended="threshold"]').textContent(),
+      /^Each run ended at its first measurement at or below 0\.200 nats, .* over 3 seeds \(1, 2, 3\)\. The parameter counts are equal\./);
     // four heads get there first (natively, seeds 1..3: H = 4 at 225-250, H = 1 at 2,375-2,525)
     assert.ok(reach.settings[1].reached === 3 && reach.settings[1].max < reach.settings[0].median,
       JSON.stringify(reach.settings));
+    // the verdict is on the paired steps: their mean, here from the runs' own ends
+    const mean = runs[1].reduce((t, r, i) => t + r.steps - runs[0][i].steps, 0) / 3;
+    const said = `−${Math.round(-mean).toLocaleString('en-US')}`;
+    assert.match(await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent(), new RegExp(
+      `^H = 4 − H = 1, the first step at the threshold: ${said} steps \\(95% t-interval over 3 paired seeds: −[\\d,]+ to ` +
+      '−[\\d,]+ steps\\): H = 4 gets there sooner, an effect\\.$'));
+    // stopping changes nothing before the stop: seed 1 trained the same steps, to the bit, as over the whole budget
+    if (!wholeBudget) assert.fail('the second test (the whole budget, seed 1) did not run first');
+    for (const g of [0, 1]) {
+      const whole = wholeBudget[g][0].curve, stopped = runs[g][0].curve;
+      assert.deepEqual(stopped.step, whole.step.slice(0, stopped.step.length));
+      assert.deepEqual(stopped.loss, whole.loss.slice(0, stopped.loss.length));
+    }
     const status = await p.textContent('#c-status');
     console.log(`# default run: ${wall.toFixed(1)} s from the click; ${status}; ` +
-      `H = 1 ${runs[0].map((r) => r.val.toFixed(4)).join(' ')}, H = 4 ${runs[1].map((r) => r.val.toFixed(4)).join(' ')}`);
+      `steps H = 1 ${runs[0].map((r) => r.steps).join(' ')}, H = 4 ${runs[1].map((r) => r.steps).join(' ')}`);
   } finally {
     await p.close();
   }

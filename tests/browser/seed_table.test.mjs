@@ -5,7 +5,7 @@
 //   node --test --test-reporter=spec tests/browser/seed_table.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finalColumns, finalRows, finished, noPairedSeed, pairedSeeds, seedsCaption } from '../../web/js/seed_table.js';
+import { finalColumns, finalRows, finished, noPairedSeed, pairedSeeds, reachSteps, reachVerdict, seedsCaption } from '../../web/js/seed_table.js';
 
 const run = (status, loss, o = {}) => ({ status, stepsDone: status === 'done' ? 100 : 40, settings: { steps: 100 },
   val: { loss: loss === null ? [] : [4, loss] }, facts: { params: 1234 }, ...o });
@@ -18,6 +18,31 @@ test('a run counts when it trained to the end of its schedule and has a final lo
   assert.ok(!finished(run('done', 2.1, { stepsDone: 60 })));    // stopped early: done, but not at the end
   assert.ok(!finished(run('running', 2.1)));
   assert.ok(!finished(null));
+  // a run its worker ended at its stopping loss: at its first measurement at or below it, on the grid
+  const early = (o) => run('done', 0.19, { stepsDone: 60, settings: { steps: 100, evalEvery: 20, stopAtLoss: 0.2 },
+    val: { step: [0, 20, 40, 60], loss: [4, 1, 0.5, 0.19] }, ...o });
+  assert.ok(finished(early()));
+  assert.ok(!finished(early({ val: { step: [0, 20, 40, 60], loss: [4, 1, 0.5, 0.21] } })));  // above it: stopped by hand
+  assert.ok(!finished(early({ stepsDone: 50, val: { step: [0, 20, 40, 50], loss: [4, 1, 0.5, 0.19] } })));  // off the grid
+  assert.ok(!finished(early({ stepsDone: 80 })));                                // its last measurement is not its end
+  assert.ok(!finished(early({ settings: { steps: 100, evalEvery: 20 } })));      // no stopping loss: stopped by hand
+  assert.ok(!finished(early({ diverged: { step: 59 } })));
+});
+
+test('steps to a threshold: paired by seed (a seed that never got there counts as the budget), judged in steps', () => {
+  assert.deepEqual(reachSteps({ budget: 3000, settings: [{ first: [2450, -1] }, { first: [225, 250] }] }), [[2450, 3000], [225, 250]]);
+  const d = { mean: -2287.5, low: -2419.2, high: -2155.8, outcome: 'effect', seedsToDecide: 0 };
+  assert.equal(reachVerdict('H = 4', 'H = 1', d, 3), 'H = 4 − H = 1, the first step at the threshold: −2,288 steps ' +
+    '(95% t-interval over 3 paired seeds: −2,419 to −2,156 steps): H = 4 gets there sooner, an effect.');
+  assert.match(reachVerdict('H = 4', 'H = 1', { ...d, mean: 40, low: 10, high: 70 }, 3), /: H = 4 gets there later, an effect\.$/);
+  assert.equal(reachVerdict('H = 8', 'H = 4', { mean: 0, low: 0, high: 0, outcome: 'equivalent', seedsToDecide: 0 }, 3),
+    'H = 8 − H = 4, the first step at the threshold: +0 steps (95% t-interval over 3 paired seeds: +0 to +0 steps): ' +
+    'no difference, every seed got there at the same measurement.');
+  assert.equal(reachVerdict('H = 4', 'H = 1', { mean: -25, low: -200, high: 150, outcome: 'undecided', seedsToDecide: 9 }, 3),
+    'H = 4 − H = 1, the first step at the threshold: −25 steps (95% t-interval over 3 paired seeds: −200 to +150 ' +
+    'steps): cannot tell yet; about 9 seeds would likely decide it.');
+  assert.match(reachVerdict('H = 4', 'H = 1', { ...d, outcome: 'undecided', low: -Infinity, high: Infinity }, 1),
+    /\(one seed: no interval\): cannot tell yet\.$/);
 });
 
 test('the paired seeds are those every setting finished; the rest are to come or left out', () => {

@@ -2,16 +2,17 @@
 // (the paired ones, the only ones the core compares), and the caption and rows the panels show from the core's
 // result (heads: each H against the first; Break it: each variant against canonical). No DOM: a panel lays it out
 // (views/dom.js table) and node tests check it (tests/browser/seed_table.test.mjs).
+import { endedAsPlanned } from './run_state.js';
 import { count, plural } from './views/dom.js';
 import { outcomeWords, pairedCell } from './views/seed_words.js';
 
 /**
- * A run that counts in a comparison: trained to the end of its schedule, with a final validation loss.
- * @param {{status: string, stepsDone: number, settings: {steps: number}, val: {loss: number[]}}|null|undefined} run
+ * A run that counts in a comparison: ended as its schedule says (run_state.js endedAsPlanned: to its last step, or
+ * at its stopping loss), with a final validation loss.
+ * @param {Parameters<typeof endedAsPlanned>[0]} run
  * @returns {boolean}
  */
-export const finished = (run) => !!run && run.status === 'done' && run.stepsDone === run.settings.steps
-  && Number.isFinite(run.val.loss.at(-1));
+export const finished = (run) => endedAsPlanned(run) && Number.isFinite(run?.val.loss.at(-1));
 
 /**
  * The paired seeds of a comparison.
@@ -87,3 +88,34 @@ export function finalRows(labels, used, c) {
 /** The columns of finalRows, with the reference's name. @param {string} reference @returns {string[]} */
 export const finalColumns = (first, reference) => [first, 'parameters', 'final validation loss', 'seeds: min–max',
   `paired difference to ${reference} (95% interval)`, 'verdict'];
+
+/**
+ * The steps at which each seed's run first reached a comparison's threshold, per setting: a seed that never got there
+ * counts as the budget (it reached it no sooner), so that the steps can be paired by seed and judged.
+ * @param {{settings: {first: number[]}[], budget: number}} reach the core's reachOverSeeds()
+ * @returns {number[][]} (G,S)
+ */
+export const reachSteps = (reach) => reach.settings.map((x) => x.first.map((s) => (s < 0 ? reach.budget : s)));
+
+/** The rule reachVerdict applies (the core's, compareOverSeeds, on steps instead of nats). */
+export const REACH_RULE = 'Each verdict judges the paired differences of the steps (the same seed for both settings): ' +
+  'an effect when their 95% t-interval excludes 0; otherwise cannot tell yet.';
+
+/**
+ * The paired verdict on the steps to a threshold, for setting g against the reference, in steps.
+ * @param {string} label
+ * @param {string} reference
+ * @param {{mean: number, low: number, high: number, outcome: string, seedsToDecide: number}} d the core's
+ *   PairedDifference of the steps (compareOverSeeds of reachSteps)
+ * @param {number} n paired seeds
+ * @returns {string}
+ */
+export function reachVerdict(label, reference, d, n) {
+  const steps = (v) => `${v < 0 ? '−' : '+'}${count(Math.round(Math.abs(v)))}`;
+  const over = n > 1 ? `95% t-interval over ${n} paired seeds: ${steps(d.low)} to ${steps(d.high)} steps` : 'one seed: no interval';
+  const head = `${label} − ${reference}, the first step at the threshold: ${steps(d.mean)} steps (${over})`;
+  if (d.outcome === 'effect') return `${head}: ${label} gets there ${d.mean < 0 ? 'sooner' : 'later'}, an effect.`;
+  // steps differ by whole measurements: an interval inside the core's margin is every seed at the same step
+  if (d.outcome === 'equivalent') return `${head}: no difference, every seed got there at the same measurement.`;
+  return `${head}: cannot tell yet` + (d.seedsToDecide > n ? `; about ${d.seedsToDecide} seeds would likely decide it.` : '.');
+}

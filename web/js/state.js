@@ -24,7 +24,7 @@ import { STEP_IDS } from './lesson/steps.js';
  * @typedef {{panel: string[], D: number, H: number, order: import('./engine.js').HeadOrder, seed: number, text: string,
  *            wx: number[], wq: number[], wk: number[], wv: number[], wo: number[],
  *            heads: number[], cD: number, layers: number, context: number, batch: number, steps: number, lr: number,
- *            cseed: number, seeds: number, corpus: string, ctask: string, oheads: number[], oseeds: number,
+ *            cseed: number, seeds: number, corpus: string, ctask: string, oheads: number[], oseeds: number, ostop: string,
  *            itext: string, irun: number,
  *            variants: string[], bsteps: number, bbatch: number, blr: number, bseed: number, bseeds: number,
  *            ntask: string, nsteps: number, nlr: number, nseed: number,
@@ -140,6 +140,8 @@ function makeProps(c) {
       maxCount: PAGE.maxHeadCounts, help: 'head counts compared on the offsets task' },
     { name: 'oseeds', type: 'int', default: PAGE.offsetSeeds, min: 1, max: PAGE.maxSeeds,
       help: 'seeds per head count on the offsets task' },
+    { name: 'ostop', type: 'enum', default: 'reach', values: ['reach', 'budget'],
+      help: 'an offsets run ends at its first measurement at the threshold loss (reach) or after its whole budget' },
     // look inside
     { name: 'itext', type: 'string', default: 'And God said, Let there be light: and there was light.', maxLength: 200,
       help: 'sentence for the trained heads' },

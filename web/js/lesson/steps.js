@@ -8,6 +8,8 @@
 // answer is one of the step's choice values (or a number), or null when the core's rule cannot tell yet, with
 // `more` naming the setting whose seeds would decide it and how many the core says would likely do.
 
+import { reachSteps } from '../seed_table.js';
+
 /**
  * @typedef {{value: string, label: string}} Choice
  * @typedef {{kind: 'choice', choices: Choice[]} | {kind: 'number', min: number, max: number, tolerance: number,
@@ -288,7 +290,8 @@ export function offsetsReading(f, core) {
   if (!f || f.task !== 'offsets' || g1 < 0 || g4 < 0) return { ready: false, waiting: 'Train H = 1 and H = 4 on the offsets task in Heads, compared.' };
   if (!f.complete || !f.reach) return { ready: false, waiting: 'Waiting for H = 1 and H = 4 to finish the same seed.' };
   const { budget, threshold } = f.reach;
-  const steps = [g1, g4].map((g) => f.reach.settings[g].first.map((s) => (s < 0 ? budget : s)));
+  const all = reachSteps(f.reach);
+  const steps = [all[g1], all[g4]];
   const c = core.compareOverSeeds(['H = 1', 'H = 4'], steps, 0);
   if (!c.ok) return { ready: false, waiting: c.error };
   const d = c.toReference[1];

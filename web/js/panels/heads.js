@@ -8,11 +8,11 @@
 import { checkpointSettings, checkRun, compareOverSeeds, constants, lrAt, reachOverSeeds, refusal, taskRow } from '../engine.js';
 import { loadCorpus, utf8Bytes } from '../data.js';
 import { Comparison, evalGrid, scaledSchedule, seedMajor } from '../comparison.js';
-import { finalColumns, finalRows, noPairedSeed, pairedSeeds, seedsCaption } from '../seed_table.js';
+import { finalColumns, finalRows, noPairedSeed, pairedSeeds, REACH_RULE, reachSteps, reachVerdict, seedsCaption } from '../seed_table.js';
 import { publishFinding } from '../findings.js';
 import { RUN_EVENT, streams } from '../protocol.js';
 import { drawScheduler, Run, stepsBetween } from '../runs.js';
-import { cardWord, failureSentence, panelStatus, runState, STATE_WORD, suggestedLr } from '../run_state.js';
+import { cardWord, failureSentence, panelStatus, runState, STATE_WORD, stoppedAtLoss, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { headsTasks, prop } from '../state.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
@@ -48,7 +48,7 @@ export function setupHeads(app) {
   const ui = {
     heads: inputById('c-heads'), D: inputById('c-D'), layers: inputById('c-layers'), context: inputById('c-context'), batch: inputById('c-batch'),
     steps: inputById('c-steps'), lr: inputById('c-lr'), seed: inputById('c-seed'), seeds: inputById('c-seeds'),
-    corpus: inputsNamed('corpus'),
+    corpus: inputsNamed('corpus'), ends: inputsNamed('ostop'),
     corpusBox: /** @type {HTMLElement} */ (document.querySelector('#panel-heads [data-control="corpus"]')),
     task: inputsNamed('ctask'), taskNote: $('c-task-note'),
     intros: /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#panel-heads [data-task]')]),
@@ -109,6 +109,7 @@ export function setupHeads(app) {
     ui.budgetBox.hidden = ownTask();  // nor the text's budgets: the task fixes its own steps
     ui.why.hidden = ownTask();        // nor the question about the text's result
     for (const r of ui.corpus) r.checked = r.value === s.corpus;
+    for (const r of ui.ends) r.checked = r.value === s.ostop;
     ui.textField.hidden = s.corpus !== 'pasted';
     checkText();
     budget.update();
@@ -127,6 +128,7 @@ export function setupHeads(app) {
     form().read(s);
     if (!ownTask()) textForm.read(s);
     s.corpus = ui.corpus.find((r) => r.checked)?.value ?? 'shipped';
+    s.ostop = ui.ends.find((r) => r.checked)?.value ?? 'reach';
     ui.textField.hidden = s.corpus !== 'pasted';
     app.save();
     checkText();
@@ -160,6 +162,9 @@ export function setupHeads(app) {
       // preset says
       evalEvery: preset.evalEvery > 0 ? preset.evalEvery : stepsBetween(task.steps, SETTINGS.evalPoints),
       snapshotEvery: stepsBetween(task.steps, SETTINGS.snapshots),
+      // ... and, unless asked to train the whole budget, ends at its first measurement at that threshold: the step
+      // is the answer, and the rest of the budget would not change it (for H = 4 nine tenths of it)
+      ...(preset.threshold > 0 && s.ostop === 'reach' ? { stopAtLoss: preset.threshold } : {}),
     };
     const lastSeed = s.cseed + s[seedsKey()] - 1;
     const error = refusal([...heads.map((H) => checkRun({ ...settings, nHeads: H })),
@@ -455,6 +460,10 @@ export function setupHeads(app) {
         out.push(b);
       }
     }
+    if (stoppedAtLoss(run)) {
+      out.push(el('p', { class: 'run-facts' }, `Ended at step ${count(run.stepsDone)}: its first measurement at or ` +
+        `below ${run.settings.stopAtLoss} nats.`));
+    }
     if (run.restoredAt && run.status === 'paused') {
       // back after a reload from its last full snapshot: training goes on from there
       const b = el('button', { type: 'button', class: 'button', 'data-action': 'continue' }, `Continue from step ${run.stepsDone}`);
@@ -525,10 +534,26 @@ export function setupHeads(app) {
     const reach = preset.threshold > 0 ? reachOverSeeds(labels, used.flat().map((run) => run.val.step),
       used.flat().map((run) => run.val.loss), n, preset.threshold, used[0][0].settings.steps) : null;
     const overTime = reach ? reachTable(labels, reach, n, preset) : [];
+    // runs that ended at the task's threshold (stopAtLoss) all end at about that loss: their last losses compare
+    // nothing, the steps at which they got there do (the table "Over time")
+    const atThreshold = used.flat().some(stoppedAtLoss);
     // for the lesson (findings.js): the same numbers, as data
     publishFinding('heads', { task, heads, seedList: paired.seedList, complete: n, training: paired.training,
-      steps: used[0][0].settings.steps, toReference: c.toReference, verdicts: c.verdicts,
+      steps: used[0][0].settings.steps, toReference: atThreshold ? [] : c.toReference, verdicts: atThreshold ? [] : c.verdicts,
       reach: reach?.ok ? reach : null });
+    if (atThreshold) {
+      // the verdict is then on the steps: each H against the first, paired by seed
+      const d = reach?.ok ? compareOverSeeds(labels, reachSteps(reach), 0) : null;
+      const sooner = d?.ok ? labels.slice(1).map((label, i) => el('li', { 'data-heads': label.slice(4) },
+        reachVerdict(label, labels[0], d.toReference[i + 1], n))) : [];
+      return [el('p', { class: 'table-caption', 'data-ended': 'threshold' }, `Each run ended at its first measurement ` +
+        `at or below ${preset.threshold.toFixed(3)} nats, so their last losses are all about that and are not ` +
+        `compared; the steps at which they got there are, over ${plural(n, 'seed')} (${paired.seedList.join(', ')}).` +
+        `${same ? ' The parameter counts are equal.' : ''} To compare the final losses after the whole budget as well, ` +
+        'choose “Each run ends: after all its steps”.'),
+      ...(sooner.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `,
+        el('span', { class: 'seed-rule' }, REACH_RULE)), el('ul', { class: 'reach-verdicts' }, ...sooner)] : []), ...overTime];
+    }
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];
@@ -598,6 +623,7 @@ export function setupHeads(app) {
   // ---------------------------------------------------------------- events
   for (const inp of [ui.heads, ...forms.char.inputs, ...textForm.inputs]) inp.addEventListener('input', read);
   for (const r of ui.corpus) r.addEventListener('change', read);
+  for (const r of ui.ends) r.addEventListener('change', read);
   for (const r of ui.task) {
     r.addEventListener('change', () => {
       app.state.ctask = ui.task.find((x) => x.checked)?.value ?? constants().presets.heads.task;
