@@ -533,7 +533,7 @@ export function setupHeads(app) {
     const preset = presetOf(task);
     const reach = preset.threshold > 0 ? reachOverSeeds(labels, used.flat().map((run) => run.val.step),
       used.flat().map((run) => run.val.loss), n, preset.threshold, used[0][0].settings.steps) : null;
-    const overTime = reach ? reachTable(labels, reach, n, preset) : [];
+    const overTime = reach ? [...reachTable(labels, reach, n, preset), ...reachVerdicts(labels, reach, n)] : [];
     // runs that ended at the task's threshold (stopAtLoss) all end at about that loss: their last losses compare
     // nothing, the steps at which they got there do (the table "Over time")
     const atThreshold = used.flat().some(stoppedAtLoss);
@@ -542,17 +542,11 @@ export function setupHeads(app) {
       steps: used[0][0].settings.steps, toReference: atThreshold ? [] : c.toReference, verdicts: atThreshold ? [] : c.verdicts,
       reach: reach?.ok ? reach : null });
     if (atThreshold) {
-      // the verdict is then on the steps: each H against the first, paired by seed
-      const d = reach?.ok ? compareOverSeeds(labels, reachSteps(reach), 0) : null;
-      const sooner = d?.ok ? labels.slice(1).map((label, i) => el('li', { 'data-heads': label.slice(4) },
-        reachVerdict(label, labels[0], d.toReference[i + 1], n))) : [];
       return [el('p', { class: 'table-caption', 'data-ended': 'threshold' }, `Each run ended at its first measurement ` +
         `at or below ${preset.threshold.toFixed(3)} nats, so their last losses are all about that and are not ` +
         `compared; the steps at which they got there are, over ${plural(n, 'seed')} (${paired.seedList.join(', ')}).` +
         `${same ? ' The parameter counts are equal.' : ''} To compare the final losses after the whole budget as well, ` +
-        'choose “Each run ends: after all its steps”.'),
-      ...(sooner.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `,
-        el('span', { class: 'seed-rule' }, REACH_RULE)), el('ul', { class: 'reach-verdicts' }, ...sooner)] : []), ...overTime];
+        'choose “Each run ends: after all its steps”.'), ...overTime];
     }
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
@@ -576,6 +570,16 @@ export function setupHeads(app) {
     ['heads', 'median step', 'seeds: earliest–latest', 'seeds that got there', 'each seed'], rows,
     { class: 'final-table reach-table', stack: true }),
     el('ul', { class: 'reach-sentences' }, ...labels.map((label, g) => el('li', { 'data-heads': label.slice(4) }, r.sentences[g])))];
+  }
+
+  // the verdict over time: each H's steps to the threshold against the first H's, paired by seed (the core's rule)
+  function reachVerdicts(labels, r, n) {
+    const d = r.ok && labels.length > 1 ? compareOverSeeds(labels, reachSteps(r), 0) : null;
+    if (!d?.ok) return [];
+    return [el('p', { class: 'verdicts-title' }, `Over time, each H against ${labels[0]}, judged by the core. `,
+      el('span', { class: 'seed-rule' }, REACH_RULE)),
+    el('ul', { class: 'reach-verdicts' }, ...labels.slice(1).map((label, i) => el('li', { 'data-heads': label.slice(4) },
+      reachVerdict(label, labels[0], d.toReference[i + 1], n))))];
   }
 
   // a loaded file's run: one model, no seeds to compare
