@@ -168,6 +168,9 @@ test('an offsets comparison (one seed, the whole budget) trains the task\'s mode
     const reach = await coreReach(p, runs.map((rs) => rs.map((r) => r.curve)), 1, o.threshold, o.steps);
     assert.equal(reach.ok, true);
     assert.deepEqual(await p.locator('#c-final .reach-sentences li').allTextContents(), reach.sentences);
+    // and judged over time too: one seed gives no interval
+    assert.match(await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent(),
+      /^H = 4 − H = 1, the first step at the threshold: −[\d,]+ steps \(one seed: no interval\): cannot tell yet[.;]/);
     const reachRows = await p.locator('#c-final table.reach-table tbody tr').evaluateAll((/** @type {HTMLTableRowElement[]} */ trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     assert.deepEqual(reachRows.map((r) => r[0]), ['H = 1', 'H = 4']);
     console.log(`# over time: ${reach.sentences.join(' ')}`);
@@ -226,6 +229,37 @@ test('the page\'s default offsets run (H = 1 and 4, 3 seeds): each run ends at 0
     const status = await p.textContent('#c-status');
     console.log(`# default run: ${wall.toFixed(1)} s from the click; ${status}; ` +
       `steps H = 1 ${runs[0].map((r) => r.steps).join(' ')}, H = 4 ${runs[1].map((r) => r.steps).join(' ')}`);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a reload gives runs that ended at 0.2 nats back as they ended; Train again keeps them', async () => {
+  const p = await openPage('#panel=heads&ctask=offsets&oseeds=1');
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
+    await p.waitForSelector('#panel-heads [data-saved-runs="2"]');
+    const ended = () => p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.key, r.status, r.stepsDone, r.val.loss.at(-1)]));
+    const before = await ended();
+    const verdict = await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent();
+    assert.ok(before.every(([, status, steps]) => status === 'done' && steps < 3000), JSON.stringify(before));
+
+    await p.reload();
+    await p.waitForSelector('html[data-ready="true"][data-runs-restored="true"]');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().every((r) => r.facts));
+    // done where they ended, not paused short of the budget: no "Continue" button, the same verdict in steps
+    assert.deepEqual(await ended(), before);
+    assert.equal(await p.locator('#c-runs [data-action="continue"]').count(), 0);
+    assert.equal(await p.locator('#c-final [data-ended="threshold"]').count(), 1);
+    assert.equal(await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent(), verdict);
+
+    // ended as planned, so the same comparison again trains nothing
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 60_000 });
+    assert.match(await p.textContent('#c-status'), /^Done: 2 runs\. All 2 runs were kept from the comparison before/);
+    assert.deepEqual(await ended(), before);
   } finally {
     await p.close();
   }
