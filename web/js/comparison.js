@@ -166,9 +166,10 @@ export class Comparison {
 
   // The runs of the comparison so far that a new one of these entries on `text` keeps instead of training them again,
   // by key: those that ended as their schedule says (endedAsPlanned: not blown up, not stopped early), planned again
-  // with the same key and settings (the seed among them). Training is deterministic (a run's worker that died is replaced from a snapshot and
-  // computes the same bits again: runs.js), so such a run would come out the same. A comparison whose runs start
-  // together (the induction panel's model and its control, whose curves grow side by side) trains them again.
+  // with the same key and settings (the seed among them). Training is deterministic (a run's worker that died is
+  // replaced from a snapshot and computes the same bits again: runs.js), so such a run would come out the same. A
+  // comparison whose runs start together (the induction panel's model and its control, whose curves grow side by
+  // side) trains them again.
   #reusable(entries, text) {
     if (this.together || text !== this.text) return new Map();
     const finished = new Map(this.plan.filter((p) => endedAsPlanned(p.run)).map((p) => [p.key, p.run]));
