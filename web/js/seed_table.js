@@ -4,7 +4,7 @@
 // (views/dom.js table) and node tests check it (tests/browser/seed_table.test.mjs).
 import { endedAsPlanned } from './run_state.js';
 import { count, plural } from './views/dom.js';
-import { outcomeWords, pairedCell } from './views/seed_words.js';
+import { outcomeWords, pairedCell, signedCount } from './views/seed_words.js';
 
 /**
  * A run that counts in a comparison: ended as its schedule says (run_state.js endedAsPlanned: to its last step, or
@@ -111,9 +111,9 @@ export const REACH_RULE = 'Each verdict judges the paired differences of the ste
  * @returns {string}
  */
 export function reachVerdict(label, reference, d, n) {
-  const steps = (v) => `${v < 0 ? '−' : '+'}${count(Math.round(Math.abs(v)))}`;
-  const over = n > 1 ? `95% t-interval over ${n} paired seeds: ${steps(d.low)} to ${steps(d.high)} steps` : 'one seed: no interval';
-  const head = `${label} − ${reference}, the first step at the threshold: ${steps(d.mean)} steps (${over})`;
+  const over = n > 1 ? `95% t-interval over ${n} paired seeds: ${signedCount(d.low)} to ${signedCount(d.high)} steps`
+    : 'one seed: no interval';
+  const head = `${label} − ${reference}, the first step at the threshold: ${signedCount(d.mean)} steps (${over})`;
   if (d.outcome === 'effect') return `${head}: ${label} gets there ${d.mean < 0 ? 'sooner' : 'later'}, an effect.`;
   // steps differ by whole measurements: an interval inside the core's margin is every seed at the same step
   if (d.outcome === 'equivalent') return `${head}: no difference, every seed got there at the same measurement.`;

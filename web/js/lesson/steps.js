@@ -9,6 +9,7 @@
 // `more` naming the setting whose seeds would decide it and how many the core says would likely do.
 
 import { reachSteps } from '../seed_table.js';
+import { signedCount } from '../views/seed_words.js';
 
 /**
  * @typedef {{value: string, label: string}} Choice
@@ -297,10 +298,9 @@ export function offsetsReading(f, core) {
   const d = c.toReference[1];
   const n = steps[0].length;
   const answer = d.outcome === 'effect' ? (d.mean < 0 ? 'H4' : 'H1') : d.outcome === 'equivalent' ? 'same' : null;
-  const f0 = (v) => `${v < 0 ? '−' : '+'}${Math.round(Math.abs(v)).toLocaleString('en-US')}`;
   /** @type {Reading} */
   const reading = { ready: true, answer, evidence: `The first step at ${threshold.toFixed(3)} nats, H = 4 − H = 1: ` +
-    `${f0(d.mean)} steps` + (n > 1 ? ` (95% t-interval ${f0(d.low)} to ${f0(d.high)}, ${n} paired seeds)` : ' (one seed)') +
+    `${signedCount(d.mean)} steps` + (n > 1 ? ` (95% t-interval ${signedCount(d.low)} to ${signedCount(d.high)}, ${n} paired seeds)` : ' (one seed)') +
     `; each seed, H = 1: ${steps[0].join(', ')}; H = 4: ${steps[1].join(', ')}` +
     (steps.flat().includes(budget) ? ` (${budget.toLocaleString('en-US')}: not reached within the budget)` : '') + '.' };
   if (answer === null) reading.more = { setting: 'oseeds', seeds: d.seedsToDecide > n ? d.seedsToDecide : Math.min(16, n * 2) };

@@ -520,14 +520,8 @@ export function setupHeads(app) {
       return why ? [el('p', { class: 'table-caption' }, why)] : [];
     }
     const labels = heads.map((H) => `H = ${H}`);
-    const c = compareOverSeeds(labels, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), 0);
-    if (c.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     const n = complete.length;
-    const rows = finalRows(labels, used, c).map((row, g) => [...row, `${(used[g].reduce((t, r) => t + r.wallSeconds, 0) / n).toFixed(1)} s`]);
     const same = new Set(used.map((rs) => rs[0].facts?.params)).size === 1;
-    const caption = `Final validation loss ${seedsCaption(paired, seeds, 'every H')}` +
-      (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
-    const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
     // a task compared over time: its preset names the loss whose first crossing compares the head counts
     const task = used[0][0].facts?.task ?? app.state.ctask;
     const preset = presetOf(task);
@@ -537,17 +531,23 @@ export function setupHeads(app) {
     // runs that ended at the task's threshold (stopAtLoss) all end at about that loss: their last losses compare
     // nothing, the steps at which they got there do (the table "Over time")
     const atThreshold = used.flat().some(stoppedAtLoss);
+    const c = atThreshold ? null : compareOverSeeds(labels, used.map((rs) => rs.map((r) => r.val.loss.at(-1))), 0);
+    if (c?.ok === false) return [el('p', { class: 'alert', role: 'alert' }, app.readable(c.error))];
     // for the lesson (findings.js): the same numbers, as data
     publishFinding('heads', { task, heads, seedList: paired.seedList, complete: n, training: paired.training,
-      steps: used[0][0].settings.steps, toReference: atThreshold ? [] : c.toReference, verdicts: atThreshold ? [] : c.verdicts,
+      steps: used[0][0].settings.steps, toReference: c?.toReference ?? [], verdicts: c?.verdicts ?? [],
       reach: reach?.ok ? reach : null });
-    if (atThreshold) {
+    if (!c) {
       return [el('p', { class: 'table-caption', 'data-ended': 'threshold' }, `Each run ended at its first measurement ` +
         `at or below ${preset.threshold.toFixed(3)} nats, so their last losses are all about that and are not ` +
         `compared; the steps at which they got there are, over ${plural(n, 'seed')} (${paired.seedList.join(', ')}).` +
         `${same ? ' The parameter counts are equal.' : ''} To compare the final losses after the whole budget as well, ` +
         'choose “Each run ends: after all its steps”.'), ...overTime];
     }
+    const rows = finalRows(labels, used, c).map((row, g) => [...row, `${(used[g].reduce((t, r) => t + r.wallSeconds, 0) / n).toFixed(1)} s`]);
+    const caption = `Final validation loss ${seedsCaption(paired, seeds, 'every H')}` +
+      (same ? ' The parameter counts are equal: the heads split D, they do not add weights.' : '');
+    const verdicts = heads.map((H, g) => (c.verdicts[g] ? el('li', { 'data-heads': String(H) }, c.verdicts[g]) : null)).filter(Boolean);
     return [table(caption, [...finalColumns('heads', labels[0]), 'time per run'], rows, { class: 'final-table', stack: true }),
     ...(verdicts.length ? [el('p', { class: 'verdicts-title' }, `Each H against ${labels[0]}, judged by the core. `, el('span', { class: 'seed-rule' }, c.rule)),
       el('ul', { class: 'seed-verdicts' }, ...verdicts)] : []), ...overTime];

@@ -1,6 +1,7 @@
 // The words of a comparison over paired seeds, as the core's rule gives them (core/lab/seed_effects.hpp): the paired
 // difference with its 95% t-interval, and the outcome in a few words. Pure text, shared by the panels that compare
 // settings over seeds.
+import { count } from './dom.js';
 
 /**
  * A difference as the core writes one: "+0.012", "−0.004" (a real minus sign), "0.000".
@@ -11,6 +12,14 @@ export function signed(v) {
   const t = Math.abs(v).toFixed(3);
   return t === '0.000' ? t : `${v < 0 ? '−' : '+'}${t}`;
 }
+
+/**
+ * A difference in whole numbers (steps), as the verdicts over time write one: "+2,275", "−25", "+0" (a real minus
+ * sign, thousands separated).
+ * @param {number} v
+ * @returns {string}
+ */
+export const signedCount = (v) => `${v < 0 ? '−' : '+'}${count(Math.abs(v))}`;
 
 /**
  * The table cell of a paired difference: its mean and, with two seeds or more, its 95% t-interval.
