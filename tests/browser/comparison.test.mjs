@@ -95,6 +95,26 @@ test('as many runs as slots train, one more is set up ahead, the rest wait; a ru
   assert.deepEqual(heard, ['ready', 'progress', 'ready', 'ready', 'done', 'failed', 'ready']);  // every event reaches the panel
 });
 
+test('startRank: lower ranks are set up and started first, equal ranks in plan order; the page lists the plan order', () => {
+  const { comp, made } = setup();
+  // two settings over three seeds, b's runs (the longer ones, say) ranked first
+  const entries = seedMajor([{ key: 'a', label: 'A', startRank: 1 }, { key: 'b', label: 'B', startRank: 0 }], 3, 1, (s, seed) => ({ seed }));
+  comp.start({ entries, text: 't', meta: {} });
+  assert.deepEqual(made.map((r) => r.key), ['b', 'b-seed2', 'b-seed3']);  // two slots and one ahead, all b
+  for (const r of made) r.ready();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+  made[0].end();
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
+  assert.equal(made[3].key, 'a');  // then a's runs, seed by seed
+  made[1].end();
+  made[3].ready();
+  assert.equal(made[3].status, 'running');
+  assert.equal(made[4].key, 'a-seed2');
+  // listed in plan order, seed-major, whatever order they started in
+  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'a-seed2', 'b-seed2', 'b-seed3']);
+  assert.deepEqual(comp.saved().entries.map((p) => p.startRank), [1, 0, 1, 0, 1, 0]);  // kept with the plan
+});
+
 test('a run outside the plan holds a slot only while it trains; keepLast keeps it after the planned runs', () => {
   const runs = new Map();
   const { comp, made } = setup({ runs, keepLast: ['upload'] });

@@ -22,10 +22,12 @@ export const holdsSlot = (run) => BUSY.includes(run.status);
 
 /**
  * @typedef {{key: string, label: string, settings: object, index: number, seed: number, run: Run|null,
- *            cancelled: boolean, reused?: boolean, [field: string]: any}} Planned  one run of the comparison: its
- *   index-th seed; run: null while it waits for a free slot; cancelled: stopped before it started; reused: the
- *   finished run of the comparison before, kept instead of trained again. A panel's own fields (H, variant) ride
- *   along and are kept with the plan.
+ *            cancelled: boolean, reused?: boolean, startRank?: number, [field: string]: any}} Planned  one run of the
+ *   comparison: its index-th seed; run: null while it waits for a free slot; cancelled: stopped before it started;
+ *   reused: the finished run of the comparison before, kept instead of trained again; startRank: runs of a lower rank
+ *   are set up and started first (0 without one; equal ranks in plan order), which changes when a run trains, never
+ *   what it computes nor where the page lists it. A panel's own fields (H, variant) ride along and are kept with the
+ *   plan.
  * @typedef {{watch: (panel: string, onEvent: (e: object) => void) => (e: object) => void,
  *            replace: (panel: string, oldRuns: Iterable<Run>, plan: object|null, keptRuns?: Run[]) => void,
  *            plan: (panel: string, plan: object) => void}} Keeper  run_store.js RunKeeper's part used here
@@ -226,15 +228,16 @@ export class Comparison {
   }
 
   /**
-   * Sets up queued runs while fewer than `slots` runs hold one (a run outside the plan holds one while it trains),
-   * and AHEAD more: a run set up before a slot is free starts training the moment one is (#startWaiting).
+   * Sets up queued runs, in start order, while fewer than `slots` runs hold one (a run outside the plan holds one
+   * while it trains), and AHEAD more: a run set up before a slot is free starts training the moment one is
+   * (#startWaiting).
    */
   fill() {
     if (this.held || this.stopped || !this.active) return;
     const planned = new Set(this.plan.map((p) => p.run));
     let busy = [...this.runs.values()].filter((r) => (planned.has(r) ? holdsSlot(r) : r.status === 'running')).length;
     const ahead = this.together ? 0 : AHEAD;
-    for (const p of this.plan) {
+    for (const p of this.#inStartOrder()) {
       if (busy >= this.slots + ahead) break;
       if (p.run || p.cancelled) continue;
       p.run = this.makeRun(p, this.text, this.onRunEvent);
@@ -242,6 +245,12 @@ export class Comparison {
       busy += 1;
     }
     this.#order();
+  }
+
+  // the plan in the order its runs are set up and started: by startRank, equal ranks in plan order (a stable sort)
+  #inStartOrder() {
+    return this.plan.map((p, i) => ({ p, i })).sort((a, b) => (a.p.startRank ?? 0) - (b.p.startRank ?? 0) || a.i - b.i)
+      .map(({ p }) => p);
   }
 
   // The page lists the runs in the map's order: the planned ones in plan order (kept and new alike: a kept run was
@@ -276,12 +285,12 @@ export class Comparison {
     if (planned.every(Boolean) && allReady(planned)) for (const r of planned) r.start();
   }
 
-  // the planned runs set up and waiting start, in plan order, while fewer than `slots` runs train (a run restarting
+  // the planned runs set up and waiting start, in start order, while fewer than `slots` runs train (a run restarting
   // after its worker died trains again at once, so it counts)
   #startWaiting() {
     if (this.held || this.stopped || this.together) return;
     let training = [...this.runs.values()].filter((r) => r.status === 'running' || (r.status === 'restarting' && r.wantRunning)).length;
-    for (const p of this.plan) {
+    for (const p of this.#inStartOrder()) {
       if (training >= this.slots) return;
       if (!p.run || !waitsForCore(p.run)) continue;
       p.run.start();
