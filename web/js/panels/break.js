@@ -25,7 +25,7 @@ import { liveToggle } from '../views/live_toggle.js';
 
 const SETTINGS = {
   evalPoints: 10,          // validation measurements per run (plus step 0)
-  drawMs: 500,             // as the heads panel (heads.js SETTINGS.drawMs)
+  drawMs: 1000,            // as the heads panel (heads.js SETTINGS.drawMs)
   chartHeight: 220,        // px: one small chart per variant
   leaksListed: 200,        // leaking pairs written out on demand (the rest are counted)
   swapSmall: 0.03,         // nats: the canonical weights read in the swapped order, closer than this counts as small

@@ -27,9 +27,11 @@ import { liveToggle } from '../views/live_toggle.js';
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
   snapshots: 10,           // snapshots per run for scrubbing (plus step 0)
-  // redraw curves and progress at most this often while training: each redraw of the charts is taken from the
-  // workers on a 2-core machine (at 250 ms, uPlot took 5% of a core during the comparison: a DevTools profile)
-  drawMs: 500,
+  // redraw curves and progress at most this often while training: each redraw (scripts, layout, paint, raster) is
+  // taken from the workers on a 2-core machine. At 250 ms uPlot alone took 5% of a core (a DevTools profile); at 500
+  // ms the heads comparison at 4 seeds ran 6% faster with the live charts paused (no redraws), and at 1000 ms 4%
+  // faster than at 500, its main thread busy 27% less (docs/experiments.md, "Speed of the page")
+  drawMs: 1000,
 };
 
 // the head-size test's two budgets and its seeds (the "why" box in index.html states what they showed natively)
