@@ -8,6 +8,11 @@
 //                      experiment would take if the slots did nothing but train
 //   page efficiency    pure training / W
 //   machine limit      Σ over runs of steps × the step's flops / (S × the ceiling): the experiment at the kernels' best
+//   best schedule      the least wall time any order of these runs could take on S slots, each run on one slot from
+//                      start to end, at their measured training times and with nothing else: a lower bound
+//                      (scheduleBound). Runs of unequal lengths leave a slot idle whatever the page does (the
+//                      induction model beside its shorter control, three long H = 1 runs of the offsets task on two
+//                      slots), so pure training / wall cannot reach 100% there; best schedule / wall can
 //   breakdown          W cut into parts that add up to it, each Σ over runs / S: training, start-up (the worker's
 //                      script and module), set-up, waiting for the other runs to be set up (a comparison whose runs
 //                      start together), evaluation, induction probes, head traces, snapshots, end checks and sample,
@@ -48,12 +53,31 @@ const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const AHEAD_MS = 10;  // a run that waited longer than this between its set-up and its start was set up ahead
 
 /**
+ * A lower bound on the time S slots take to run jobs of these lengths, each job on one slot from start to end (no
+ * job split or shared): the total over S, and for every k ≥ 0 the k + 1 shortest of the k·S + 1 longest jobs, since
+ * some slot runs at least k + 1 of those (k = 0: the longest job).
+ * @param {number[]} lengths
+ * @param {number} slots
+ * @returns {number}
+ */
+export function scheduleBound(lengths, slots) {
+  const desc = [...lengths].sort((a, b) => b - a);
+  let bound = sum(desc) / slots;
+  for (let k = 0; k * slots < desc.length; ++k) {
+    const longest = desc.slice(0, k * slots + 1);
+    bound = Math.max(bound, sum(longest.slice(-(k + 1))));
+  }
+  return bound;
+}
+
+/**
  * @param {MeasuredExperiment} e
  * @param {number} ceilingGflops one core's wasm ceiling in Chromium (GFLOP/s); NaN when unknown
  * @returns {{slots: number, wall: number, pure: number, efficiency: number, flops: number, limit: number,
- *   overLimit: number, parts: Record<string, number>, ahead: number, mainThread: number,
- *   pageMs: Record<string, number>, complete: boolean}} seconds; parts per slot, adding up to wall; ahead: the set-up
- *   work of the runs set up ahead, per slot, beside the parts; overLimit = wall / limit; complete: every run ended
+ *   overLimit: number, best: number, ofBest: number, parts: Record<string, number>, ahead: number,
+ *   mainThread: number, pageMs: Record<string, number>, complete: boolean}} seconds; parts per slot, adding up to
+ *   wall; ahead: the set-up work of the runs set up ahead, per slot, beside the parts; overLimit = wall / limit; best:
+ *   the best schedule of the runs' training times (scheduleBound), ofBest = best / wall; complete: every run ended
  *   with its worker's figures
  */
 export function pageEfficiency(e, ceilingGflops) {
@@ -80,8 +104,9 @@ export function pageEfficiency(e, ceilingGflops) {
   const flops = sum(runs.map((r) => r.trained * (r.step_flops ?? NaN)));
   const limit = flops / (slots * ceilingGflops * 1e9);
   const pure = parts.train;
+  const best = scheduleBound(runs.map((r) => inSlot(r, ['train'])), slots);
   return {
-    slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, parts, ahead,
+    slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, best, ofBest: best / wall, parts, ahead,
     mainThread: e.main_thread_s?.TaskDuration ?? NaN, pageMs: e.page_ms ?? {},
     complete: runs.length === e.runs.length && runs.length > 0,
   };

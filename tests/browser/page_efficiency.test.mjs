@@ -2,7 +2,7 @@
 // two slots, three runs, the third queued behind the first. Node only, no browser.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pageEfficiency, PARTS, range } from '../bench/page_efficiency.mjs';
+import { pageEfficiency, PARTS, range, scheduleBound } from '../bench/page_efficiency.mjs';
 
 // times in ms on the page's clock; the click at 1000, the verdict at 11000: a wall of 10 s
 const run = (created, ready, started, done, spent) => ({ steps: 100, trained: 100, step_flops: 1e9, created_ms: created,
@@ -78,6 +78,27 @@ test('a run set up ahead takes its slot when it starts; its set-up is given apar
   assert.ok(Math.abs(f.parts.idle) < 1e-12);
   const total = PARTS.reduce((a, [key]) => a + f.parts[key], 0);
   assert.ok(Math.abs(total - 9) < 1e-9, `the parts add up to ${total}`);
+});
+
+test('scheduleBound: the longest run, the total over the slots, or the shortest of the k·S + 1 longest', () => {
+  assert.equal(scheduleBound([10, 10, 10, 10], 2), 20);  // the total over the slots
+  assert.equal(scheduleBound([30, 5], 2), 30);           // one long run and its shorter control: the long one
+  // three long runs and three short on two slots (the offsets task): two long ones share a slot, 24 + 25 > 81 / 2
+  assert.equal(scheduleBound([24.5, 25, 25.75, 2.25, 2.5, 2.25], 2), 49.5);
+  // which the best order reaches: 25 + 24.5 on one slot, 25.75 and the short ones on the other
+  assert.equal(scheduleBound([5, 5, 5, 5, 1], 2), 11);  // some slot runs three of the five (k = 2): 5 + 5 + 1 > 21 / 2
+  assert.equal(scheduleBound([3, 3, 2, 2, 2], 2), 6);    // the total over the slots, which {3, 3} and {2, 2, 2} reach
+  assert.equal(scheduleBound([7], 2), 7);
+  assert.equal(scheduleBound([], 2), 0);
+});
+
+test('the best schedule is of the runs\' training times; of best is it over the wall', () => {
+  const f = pageEfficiency(experiment, 50);
+  assert.equal(f.best, 5);  // training 4, 5 and 1 s on two slots: the total over the slots, 5, is above the longest
+  assert.ok(Math.abs(f.ofBest - 5 / 10.2) < 1e-12);
+  const long = pageEfficiency({ ...experiment, runs: [experiment.runs[1], experiment.runs[2]] }, 50);
+  assert.equal(long.best, 5);  // 5 and 1 s: the longest
+  assert.equal(long.pure, 3);
 });
 
 test('range: min, median and max over repeats, ignoring what was not measured', () => {
