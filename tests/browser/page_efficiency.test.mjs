@@ -83,7 +83,7 @@ test('a run set up ahead takes its slot when it starts; its set-up is given apar
 test('scheduleBound: the longest run, the total over the slots, or the shortest of the k·S + 1 longest', () => {
   assert.equal(scheduleBound([10, 10, 10, 10], 2), 20);  // the total over the slots
   assert.equal(scheduleBound([30, 5], 2), 30);           // one long run and its shorter control: the long one
-  // three long runs and three short on two slots (the offsets task): two long ones share a slot, 24 + 25 > 81 / 2
+  // three long runs and three short on two slots (the offsets task): two long ones share a slot, 24.5 + 25 > 82.25 / 2
   assert.equal(scheduleBound([24.5, 25, 25.75, 2.25, 2.5, 2.25], 2), 49.5);
   // which the best order reaches: 25 + 24.5 on one slot, 25.75 and the short ones on the other
   assert.equal(scheduleBound([5, 5, 5, 5, 1], 2), 11);  // some slot runs three of the five (k = 2): 5 + 5 + 1 > 21 / 2
