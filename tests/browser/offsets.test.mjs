@@ -189,6 +189,12 @@ test('the page\'s default offsets run (H = 1 and 4, 3 seeds): each run ends at 0
     assert.equal(await p.locator('[data-control="ostop"]').isVisible(), true);
     const t0 = Date.now();
     await p.click('#c-start');
+    // the longest runs start first (fewer heads: H = 1 takes about ten times H = 4's steps): both slots train H = 1
+    const running = () => p.evaluate(() => globalThis.mhaDebug.runs().filter((r) => r.status === 'running').map((r) => r.settings.nHeads));
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().filter((r) => r.status === 'running').length === 2);
+    assert.deepEqual(await running(), [1, 1]);
+    // a run that ends at a loss may end sooner than its last step: the time it has left is the most it can take
+    await p.waitForFunction(() => /up to about \d+ s left/.test(document.querySelector('#panel-heads .run-card')?.textContent ?? ''));
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 400_000 });
     const wall = (Date.now() - t0) / 1000;
     const runs = await finals(p, [1, 4]);

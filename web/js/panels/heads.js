@@ -432,7 +432,8 @@ export function setupHeads(app) {
       cardWord(run, state),
       `step ${count(run.stepsDone)} / ${count(steps)}`,
       run.seconds > 0 ? `${count(run.tokensPerSecond())} tokens/s` : '',
-      run.status === 'running' && Number.isFinite(left) ? `about ${Math.ceil(left)} s left` : '',
+      // a run that ends at a loss may end well before its last step: the time to it is the most it can take
+      run.status === 'running' && Number.isFinite(left) ? `${run.settings.stopAtLoss ? 'up to ' : ''}about ${Math.ceil(left)} s left` : '',
       val !== undefined ? `val ${val.toFixed(3)}` : '',
     ].filter(Boolean).join(' · ');
     const shown = `${run.status}|${run.diverged?.step}|${run.error}`;
