@@ -189,16 +189,17 @@ test('the page\'s default offsets run (H = 1 and 4, 3 seeds): each run ends at 0
     assert.equal(await p.locator('[data-control="ostop"]').isVisible(), true);
     const t0 = Date.now();
     await p.click('#c-start');
-    // the longest runs start first (fewer heads: H = 1 takes about ten times H = 4's steps): both slots train H = 1
-    const running = () => p.evaluate(() => globalThis.mhaDebug.runs().filter((r) => r.status === 'running').map((r) => r.settings.nHeads));
-    await p.waitForFunction(() => globalThis.mhaDebug.runs().filter((r) => r.status === 'running').length === 2);
-    assert.deepEqual(await running(), [1, 1]);
     // a run that ends at a loss may end sooner than its last step: the time it has left is the most it can take
     await p.waitForFunction(() => /up to about \d+ s left/.test(document.querySelector('#panel-heads .run-card')?.textContent ?? ''));
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 400_000 });
     const wall = (Date.now() - t0) / 1000;
     const runs = await finals(p, [1, 4]);
     assert.deepEqual(runs.map((rs) => rs.length), [3, 3]);
+    // every H's first seed starts first, then the longest runs (fewer heads: H = 1 takes about ten times H = 4's
+    // steps): the later H = 1 runs start before the later H = 4 runs (the first three set up may start in either order)
+    const started = Object.fromEntries(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.key, r.timeline.startedAt])));
+    for (const [a, b] of [['H4', 'H1-seed3'], ['H1-seed2', 'H1-seed3'], ['H1-seed3', 'H4-seed2'], ['H4-seed2', 'H4-seed3']])
+      assert.ok(started[a] < started[b], `${a} started before ${b}: ${JSON.stringify(started)}`);
     const o = await p.evaluate(async () => (await import(new URL('build/js/engine.js', location.href).href)).constants().offsetsSetting);
     // each run ended at its first measurement at or below the threshold, on the grid: every one before it was above
     for (const r of runs.flat()) {

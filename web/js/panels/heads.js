@@ -242,13 +242,14 @@ export function setupHeads(app) {
   // (irun = H) and the file names use it)
   function planned(settings, heads) {
     // Runs that end at the task's threshold are as long as it takes: on the offsets task H = 1 about ten times H = 4's
-    // steps (docs/experiments.md, "The offsets task"). The longest start first, so that the short ones fill the other
-    // slot beside the last long one instead of leaving it idle: fewer heads first (seeds 1-3 at the defaults: the
-    // last run ends after 5,025 steps of a slot instead of 5,275).
+    // steps (docs/experiments.md, "The offsets task"). Every H's first seed starts first (each H's curve, and the
+    // first paired difference, from the start); then the longest runs, fewer heads first, so that the short ones
+    // fill the other slot beside the last long one instead of leaving it idle (seeds 1-3 at the defaults: the last
+    // run ends after 5,025 steps of a slot instead of 5,275; no order of these runs ends before 4,950).
     const fewerFirst = [...heads].sort((a, b) => a - b);
-    return seedMajor(heads.map((H) => ({ H, key: `H${H}`, label: `H = ${H}`,
-      ...(settings.stopAtLoss ? { startRank: fewerFirst.indexOf(H) } : {}) })), app.state[seedsKey()], app.state.cseed,
-    (s, seed) => ({ ...settings, nHeads: s.H, seed }));
+    return seedMajor(heads.map((H) => ({ H, key: `H${H}`, label: `H = ${H}` })), app.state[seedsKey()], app.state.cseed,
+      (s, seed) => ({ ...settings, nHeads: s.H, seed }))
+      .map((p) => (settings.stopAtLoss ? { ...p, startRank: p.index === 0 ? 0 : 1 + fewerFirst.indexOf(p.H) } : p));
   }
 
   // the text Train would train on now: none for a task of its own, the pasted one, or the shipped corpus (once loaded)
