@@ -115,6 +115,38 @@ test('startRank: lower ranks are set up and started first, equal ranks in plan o
   assert.deepEqual(comp.saved().entries.map((p) => p.startRank), [1, 0, 1, 0, 1, 0]);  // kept with the plan
 });
 
+test('runs start in start order: one set up ahead that is ready first waits for the one before it', () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(), text: 't', meta: {} });
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
+  made[0].ready();
+  made[2].ready();  // c, set up ahead, is ready before b: it waits
+  assert.deepEqual(made.map((r) => r.status), ['running', 'starting', 'ready']);
+  made[1].ready();  // b takes the free slot
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+  // a run whose set-up fails holds back nothing: the one after it takes the slot
+  const second = setup();
+  second.comp.start({ entries: three(), text: 't', meta: {} });
+  second.made[0].ready();
+  second.made[2].ready();
+  second.made[1].end('failed');
+  assert.deepEqual(second.made.map((r) => r.status), ['running', 'failed', 'running', 'starting']);
+});
+
+test('a start that the panel hears at once (as a Run says its status) does not let more runs train than slots', () => {
+  // Run.start emits its status, which comes back to the comparison before its own loop goes on
+  class SaysItsStart extends FakeRun {
+    start() { const was = this.status; super.start(); if (was !== this.status) this.say(RUN_EVENT.status); }
+  }
+  const made = [];
+  const { comp } = setup({ makeRun: (p, text, on) => { const r = new SaysItsStart(p, on); made.push(r); return /** @type {any} */ (r); } });
+  comp.start({ entries: three(), text: 't', meta: {} });
+  made[2].ready();
+  made[1].ready();  // b and c wait for a, the first in order
+  made[0].ready();  // a is set up last: a and b start, c waits for a free slot
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+});
+
 test('a run outside the plan holds a slot only while it trains; keepLast keeps it after the planned runs', () => {
   const runs = new Map();
   const { comp, made } = setup({ runs, keepLast: ['upload'] });
