@@ -136,6 +136,7 @@ test('runs start in start order: one set up ahead that is ready first waits for 
 test('a start that the panel hears at once (as a Run says its status) does not let more runs train than slots', () => {
   // Run.start emits its status, which comes back to the comparison before its own loop goes on
   class SaysItsStart extends FakeRun {
+    /** @override */
     start() { const was = this.status; super.start(); if (was !== this.status) this.say(RUN_EVENT.status); }
   }
   const made = [];
