@@ -407,7 +407,7 @@ if (page) {
     // runs that end at a loss (the offsets task) each have their own length: their sum, not a list
     const lengths = [...new Set(e0.runs.map((r) => r.steps))];
     const size = lengths.length <= 2 ? `${e0.runs.length} × ${lengths.join('/')}`
-      : `${e0.runs.length} runs, ${e0.runs.reduce((a, r) => a + r.steps, 0)} steps`;
+      : `${e0.runs.length} runs, ${sum(e0.runs.map((r) => r.steps))} steps`;
     out(row(`    ${e0.title ?? name} (${size})`, [over(effs, (f) => f.wall), over(effs, (f) => f.pure),
       overPct(effs, (f) => f.efficiency), over(effs, (f) => f.best), overPct(effs, (f) => f.ofBest), over(effs, (f) => f.limit),
       over(effs, (f) => f.overLimit, 2), over(effs, (f) => f.mainThread)]));

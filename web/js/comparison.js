@@ -287,9 +287,9 @@ export class Comparison {
 
   // the planned runs set up and waiting start, in start order, while fewer than `slots` runs train (a run restarting
   // after its worker died trains again at once, so it counts). A run still being set up holds back the runs after
-  // it: otherwise whichever worker happened to be ready first would take the slot (seen: the offsets task's first
-  // H = 4 run waiting 25 s behind the run set up ahead of it), and the order, with the curves the page shows first
-  // and the experiment's wall time, would be the set-up race's.
+  // it: otherwise whichever worker happened to be ready first would take the slot (seen 12 s after the click: the
+  // offsets task's first H = 4 run waiting while the run set up ahead of it trained), and the order, with the curves
+  // the page shows first and the experiment's wall time, would be the set-up race's.
   //
   // The runs training are counted again before each start: a start says so to the panel at once (Run.start emits its
   // status), which comes back here and may start runs itself, so a count kept across the loop would be stale (seen:

@@ -16,6 +16,13 @@ const SETTINGS = {
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
   maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
   maxTraces: 200,           // head traces kept per run (a few kB each), thinned like the snapshots beyond that
+  // the panels' live charts and progress redraw at most this often while runs train (drawScheduler): each redraw
+  // (scripts, layout, paint, raster) is taken from the workers on a 2-core machine. At 250 ms uPlot alone took 5% of
+  // a core (a DevTools profile). The heads comparison at 4 seeds, interleaved on a 2-core Xeon: 64.0 and 67.6 s with
+  // the charts paused against 66.6 and 73.4 s at 500 ms; at 1000 ms 76.7 / 78.6 / 80.7 s against 80.1 / 83.2 /
+  // 83.7 s at 500 ms (two of three pairs faster), the main thread busy 8.5-9.2 s against 11.7-12.8 s
+  // (docs/experiments.md, "Speed of the page")
+  liveDrawMs: 1000,
   reducedMotionMs: 2000,    // the panels' live charts redraw at most this often under prefers-reduced-motion
 };
 
@@ -537,10 +544,10 @@ export class Run {
  * Where the user asks for less motion (prefers-reduced-motion), the curves move on at most every
  * SETTINGS.reducedMotionMs instead; state changes are still drawn at once.
  * @param {() => void} draw
- * @param {number} ms
+ * @param {number} [ms] SETTINGS.liveDrawMs by default (the panels' live charts)
  * @returns {(now?: boolean) => void} schedule
  */
-export function drawScheduler(draw, ms) {
+export function drawScheduler(draw, ms = SETTINGS.liveDrawMs) {
   const every = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ? Math.max(ms, SETTINGS.reducedMotionMs) : ms;
   let frame = 0, lastDraw = 0;
   /** @type {ReturnType<typeof setTimeout> | 0} the throttle's timer, 0 when none is pending */

@@ -25,7 +25,6 @@ import { liveToggle } from '../views/live_toggle.js';
 
 const SETTINGS = {
   evalPoints: 10,          // validation measurements per run (plus step 0)
-  drawMs: 1000,            // as the heads panel (heads.js SETTINGS.drawMs)
   chartHeight: 220,        // px: one small chart per variant
   leaksListed: 200,        // leaking pairs written out on demand (the rest are counted)
   swapSmall: 0.03,         // nats: the canonical weights read in the swapped order, closer than this counts as small
@@ -267,8 +266,8 @@ export function setupBreak(app) {
     schedule(!streams(e.type));
   }
 
-  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
-  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  // redraws at most every runs.js SETTINGS.liveDrawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw());
   ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // ---------------------------------------------------------------- drawing

@@ -27,11 +27,6 @@ import { liveToggle } from '../views/live_toggle.js';
 const SETTINGS = {
   evalPoints: 15,          // validation measurements per run (plus step 0)
   snapshots: 10,           // snapshots per run for scrubbing (plus step 0)
-  // redraw curves and progress at most this often while training: each redraw (scripts, layout, paint, raster) is
-  // taken from the workers on a 2-core machine. At 250 ms uPlot alone took 5% of a core (a DevTools profile); at 500
-  // ms the heads comparison at 4 seeds ran 6% faster with the live charts paused (no redraws), and at 1000 ms 4%
-  // faster than at 500, its main thread busy 27% less (docs/experiments.md, "Speed of the page")
-  drawMs: 1000,
 };
 
 // the head-size test's two budgets and its seeds (the "why" box in index.html states what they showed natively)
@@ -321,8 +316,8 @@ export function setupHeads(app) {
     schedule(!streams(type));
   }
 
-  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
-  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  // redraws at most every runs.js SETTINGS.liveDrawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw());
   ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // the guess the final losses are held against: the unigram loss of the text, the uniform guess of a task of

@@ -24,7 +24,6 @@ import { liveToggle } from '../views/live_toggle.js';
 // learning rate (constant) and the seed are the form's.
 const SETTINGS = {
   evalPoints: 25,     // measurements per run (plus step 0)
-  drawMs: 1000,       // as the heads panel (heads.js SETTINGS.drawMs)
   // tokens/s of one worker before any run here, for the time estimate: the default (short: 3,500 steps of B = 64,
   // T = 16, 3,584,000 tokens per run) took 30.2 s and 32.5 s of wall time for both runs in headless Chromium on an
   // idle 2-core machine (`node scripts/bench_page.mjs --loads 0 --only induction`, 2026-11-27; docs/experiments.md,
@@ -169,8 +168,8 @@ export function setupInduction(app) {
   }
 
 
-  // redraws at most every SETTINGS.drawMs, in an animation frame (see drawScheduler)
-  const schedule = drawScheduler(() => draw(), SETTINGS.drawMs);
+  // redraws at most every runs.js SETTINGS.liveDrawMs, in an animation frame (see drawScheduler)
+  const schedule = drawScheduler(() => draw());
   ui.stop.after(liveToggle());  // the page's pause for moving charts (WCAG 2.2.2)
 
   // ---------------------------------------------------------------- drawing
