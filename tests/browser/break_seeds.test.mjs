@@ -56,6 +56,10 @@ test('2 variants × 2 seeds: paired runs, a band per variant beside canonical, t
     }
     // one card per setting (its first seed), with the seeds' progress
     assert.equal(await p.locator('#b-runs .variant-card').count(), 3);
+    // the cards show the first seed's sample; a later seed's run makes none
+    assert.equal(await p.locator('#b-runs .variant-card figure.sample').count(), 3);
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.breakRuns().filter((r) => r.key.endsWith('-seed2')).map((r) => r.sample)),
+      ['', '', '']);
     assert.match(await p.textContent('#b-runs [data-run="scale_sqrt_d"] .seed-line'), /^seeds 1–2: 2 done$/);
     assert.match(await p.textContent('#b-status'), /^Done: 6 runs \(canonical and 2 variants, 2 seeds each\) in \d+\.\d s of wall time, \d+ at a time\.$/);
 

@@ -166,6 +166,9 @@ test('seeds=2: 3 × 2 paired runs, no more at once than cores, a band per H, mea
     // one sample per H (its first seed's)
     assert.deepEqual(await p.locator('#c-samples figcaption').allTextContents(),
       HEADS.map((H) => `Sample from H = ${H} (seed 1) after 24 steps`));
+    // ... and only the first seeds' runs made one: a later seed's sample is never shown, so it is not made
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.key, r.sample.length > 0]).sort()),
+      [['H1', true], ['H1-seed2', false], ['H4', true], ['H4-seed2', false], ['H8', true], ['H8-seed2', false]]);
 
     // the CSV: one row per run and step, with its H and seed
     const [csv] = await Promise.all([p.waitForEvent('download'), p.click('#c-csv')]);

@@ -9,7 +9,8 @@
  *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
  *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
  *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), stopAtLoss (nats: the run ends at
- *   its first measurement at or below it; 0 or none: at its last step), causality, swapCheck (booleans).
+ *   its first measurement at or below it; 0 or none: at its last step), causality, swapCheck (booleans), sample
+ *   (false: no text sample at the end, for a run whose sample the page does not show; default true).
  *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
  * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
  * @typedef {{type: 'pause', id: number}} PauseMessage  hold after the current chunk of steps; replied with

@@ -49,9 +49,10 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
 
 /**
  * @typedef {import('./run_settings_type.js').RunSettings & {evalEvery?: number, snapshotEvery?: number,
- *            stopAtLoss?: number, causality?: boolean, swapCheck?: boolean}} RunSettings  the core's run settings
- *   (generated from its settings table) and the worker's own: steps between measurements and snapshots, the loss at
- *   whose first measurement it ends (0 or none: at the schedule's end), the checks it makes (protocol.js)
+ *            stopAtLoss?: number, causality?: boolean, swapCheck?: boolean, sample?: boolean}} RunSettings  the core's run
+ *   settings (generated from its settings table) and the worker's own: steps between measurements and snapshots, the
+ *   loss at whose first measurement it ends (0 or none: at the schedule's end), the checks it makes, whether it ends
+ *   with a text sample (protocol.js)
  * @typedef {'starting'|'ready'|'running'|'paused'|'diverged'|'done'|'failed'|'restarting'} RunStatus
  * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */

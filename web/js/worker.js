@@ -210,6 +210,7 @@ function finishNow(own) {
     if (own.ok && swapped.ok) post(FROM_WORKER.swap, { step: run._stepsDone(), own: own.loss, swapped: swapped.loss });
     else post(FROM_WORKER.failed, { error: own.error ?? swapped.error });
   }
+  if (settings.sample === false) return '';  // a run whose sample the page does not show (a later seed's)
   const s = run._endSample();
   return s.ok ? s.text : '';
 }

@@ -214,11 +214,12 @@ export function setupBreak(app) {
   }
 
   // the comparison's runs: canonical and each variant, per seed; the first seed keeps the variant's name as its key
-  // (its card, the causality check, the swap check)
+  // (its card, the causality check, the swap check, the sample: a later seed's run makes no sample)
   function planned(settings) {
     const names = ['canonical', ...app.state.variants];
     return seedMajor(names.map((v) => ({ variant: v, key: v, label: v })), app.state.bseeds, app.state.bseed, (s, seed, index) =>
-      ({ ...settings, variant: s.variant, seed, causality: index === 0, swapCheck: s.variant === 'canonical' && index === 0 }));
+      ({ ...settings, variant: s.variant, seed, causality: index === 0, swapCheck: s.variant === 'canonical' && index === 0,
+        ...(index ? { sample: false } : {}) }));
   }
 
   function runSettings() {
