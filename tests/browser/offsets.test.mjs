@@ -242,14 +242,17 @@ test('the page\'s default offsets run (H = 1 and 4, 3 seeds): each run ends at 0
 });
 
 test('a reload gives runs that ended at 0.2 nats back as they ended; Train again keeps them', async () => {
-  const p = await openPage('#panel=heads&ctask=offsets&oseeds=1');
+  // H = 4 and 8 (natively, seed 1: at steps 225 and 200 of 3,000): runs that end early, in seconds (H = 1 takes
+  // about 2,450 steps)
+  const p = await openPage('#panel=heads&ctask=offsets&oseeds=1&oheads=4%2C8');
   try {
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 240_000 });
     await p.waitForSelector('#panel-heads [data-saved-runs="2"]');
     const ended = () => p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.key, r.status, r.stepsDone, r.val.loss.at(-1)]));
     const before = await ended();
-    const verdict = await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent();
+    const verdict = await p.locator('#c-final .reach-verdicts li[data-heads="8"]').textContent();
+    assert.deepEqual(before.map(([key]) => key), ['H4', 'H8']);
     assert.ok(before.every(([, status, steps]) => status === 'done' && steps < 3000), JSON.stringify(before));
 
     await p.reload();
@@ -260,7 +263,7 @@ test('a reload gives runs that ended at 0.2 nats back as they ended; Train again
     assert.deepEqual(await ended(), before);
     assert.equal(await p.locator('#c-runs [data-action="continue"]').count(), 0);
     assert.equal(await p.locator('#c-final [data-ended="threshold"]').count(), 1);
-    assert.equal(await p.locator('#c-final .reach-verdicts li[data-heads="4"]').textContent(), verdict);
+    assert.equal(await p.locator('#c-final .reach-verdicts li[data-heads="8"]').textContent(), verdict);
 
     // ended as planned, so the same comparison again trains nothing
     await p.click('#c-start');
