@@ -41,9 +41,11 @@ int simd_lanes() {
 //            (measured: docs/experiments.md, "Speed of the kernels"). Our
 //            reading, not checked with counters: the multiplies, at a longer latency than the adds, need more chains
 //            to keep their ports busy than K = 6 gives them.
-//   fma      K chains acc[j] = fma(acc[j], x, y) (2 flops per lane): the native ceiling. In wasm xsimd::fma is a
-//            multiply then a dependent add, so each chain is twice as long and needs twice the chains; with enough
-//            of them it keeps both pipes busy too, and in V8 it can beat the mul+add loop (register allocation).
+//   fma      K chains acc[j] = fma(acc[j], x, y) (2 flops per lane), the kernels' own multiply-add (simd::madd):
+//            the native ceiling, and relaxed SIMD's (f32x4.relaxed_madd, fused where the CPU has FMA). In plain wasm
+//            it is a multiply then a dependent add, so each chain is twice as long and needs twice the chains; with
+//            enough of them it keeps both pipes busy too, and in V8 it can beat the mul+add loop (register
+//            allocation).
 // x is close to 1 and y tiny, and the chains restart from 1 every round, so nothing overflows or goes denormal.
 // Operands are read through volatile: as compile-time constants, V8 rebuilds a v128 constant at every use and the
 // loop measures that instead of arithmetic.
@@ -104,7 +106,7 @@ __attribute__((noinline)) void fma_round(PeakBatch* acc_io, const float* xy, int
     PeakBatch acc[K];
     for (int j = 0; j < K; ++j) acc[j] = acc_io[j];
     for (int i = 0; i < iters; ++i)
-        for (int j = 0; j < K; ++j) acc[j] = xsimd::fma(acc[j], x, y);
+        for (int j = 0; j < K; ++j) acc[j] = simd::madd(acc[j], x, y);
     for (int j = 0; j < K; ++j) acc_io[j] = acc[j];
 }
 

@@ -18,6 +18,21 @@
 
 namespace mha::simd {
 
+// a · b + c for the matmul kernels: xsimd::fma (natively one fused instruction; in wasm SIMD128 a multiply and an
+// add), or with relaxed SIMD (the page's second module, -mrelaxed-simd) f32x4.relaxed_madd, fused where the CPU has
+// FMA. Emscripten 3.1.6's clang 14 knows it only as the prototype __builtin_wasm_fma_f32x4 (p·q + r), whose opcode
+// scripts/relaxed_simd.mjs rewrites to the standard one after the link.
+template <class B>
+inline B madd(const B& a, const B& b, const B& c) {
+#if defined(__wasm_relaxed_simd__)
+    if constexpr (std::is_same_v<typename B::value_type, float>) {
+        using f32x4 = float __attribute__((vector_size(16)));
+        return B(__m128(__builtin_wasm_fma_f32x4(f32x4(__m128(a)), f32x4(__m128(b)), f32x4(__m128(c)))));
+    }
+#endif
+    return xsimd::fma(a, b, c);
+}
+
 // ---------------------------------------------------------------- A · b (broadcast-multiply along N)
 // out (M,N) [+]= A · b (K,N) [+ bias (N)], where A is (M,K) read as a[m*lda + k] or, with ATRANS, the transpose
 // of a (K,M) read as a[k*lda + m]: one kernel serves a·b, aᵀ·b and (through a packed bᵀ) a·bᵀ.
@@ -25,15 +40,15 @@ namespace mha::simd {
 // K, and each k costs NB loads of b, MR broadcasts of a and MR·NB multiply-adds. The block is sized to the
 // register file: with 16 vector registers (SSE2, AVX2) 6×2 batches, 12 accumulators + 2 of b + 1 broadcast = 15
 // registers (BLIS's Haswell shape); with 32 (AVX-512) 8×2; in wasm SIMD128 4×2, as V8 has 16 xmm but keeps one as
-// scratch, and no FMA (a multiply-add is a multiply and an add, on separate ports).
+// scratch, and no FMA (a multiply-add is a multiply and an add, on separate ports) unless relaxed SIMD's (madd).
 template <class T>
 struct MatmulBlock {
     static constexpr int NB = 2;
 #if defined(__AVX512F__)
     static constexpr int MR = 8;
 #elif defined(__EMSCRIPTEN__)
-    // V8 keeps xmm15 as scratch: 6×2 spills, and ran slower than 4×2
-    // (measured: docs/experiments.md, "Speed of the kernels")
+    // V8 keeps xmm15 as scratch: 6×2 spills, and ran slower than 4×2; with relaxed SIMD's fused multiply-add (no
+    // product register) 5×2 and 6×2 ran slower than 4×2 too (measured: docs/experiments.md, "Speed of the kernels")
     static constexpr int MR = 4;
 #else
     static constexpr int MR = 6;
@@ -60,7 +75,7 @@ inline void mm_block(T* out_rows, int ld, const T* strip, int lds, const T* b, i
         for (int j = 0; j < NB; ++j) bv[j] = batch::load_unaligned(bk + j * W);
         for (int r = 0; r < R; ++r) {
             const batch ar(ROWS ? ak[r * lds] : ak[r]);
-            for (int j = 0; j < NB; ++j) acc[r][j] = xsimd::fma(ar, bv[j], acc[r][j]);
+            for (int j = 0; j < NB; ++j) acc[r][j] = madd(ar, bv[j], acc[r][j]);
         }
     }
     for (int r = 0; r < R; ++r)
