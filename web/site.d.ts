@@ -7,7 +7,7 @@
 declare module '*/mha.js' {
   /** the instantiated module: the `_`-prefixed functions and the Run and Inspector classes */
   export type Mha = any;
-  const createMha: () => Promise<Mha>;
+  const createMha: (options?: { locateFile?: (path: string, prefix: string) => string }) => Promise<Mha>;
   export default createMha;
 }
 
@@ -36,6 +36,8 @@ declare var mhaDebug: {
   breakRuns(): any[];
   inductionRuns(): any[];
   crash(key: string): void;
+  /** which build of the core later workers load (kernels_module.js): 'simd128', or null for the best */
+  kernels(k: string | null): void;
   /** costs.js pageCosts: the main thread's milliseconds by part so far */
   costs(): Record<string, number>;
 };

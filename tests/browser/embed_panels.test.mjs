@@ -167,6 +167,9 @@ test('heads, embedded alone: a short comparison trains and fills its table', asy
     await frame.locator('#c-start').click();
     await frame.locator('html[data-comparison="done"]').waitFor({ timeout: TRAINING });
     assert.equal(await frame.locator('#c-final tbody tr').count(), 2);  // one row per H
+    // a sandboxed frame's classic workers import the relaxed-SIMD build where the browser has relaxed SIMD (Chromium)
+    assert.deepEqual(await frame.locator('html').evaluate(() => globalThis.mhaDebug.runs().map((r) => r.facts.kernels)),
+      ['relaxed-simd', 'relaxed-simd']);
     assert.match(await frame.locator('#c-final').textContent(), /H = 1[\s\S]*H = 2/);
     assert.equal(await frame.locator('#c-chart canvas').count() > 0, true);
     assert.match(await frame.locator('#c-values caption').textContent(), /^Validation loss \(nats per character\)/);

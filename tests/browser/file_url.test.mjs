@@ -33,6 +33,8 @@ test('from file://: the page loads, a comparison trains to the end and looks ins
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 90_000 });
     assert.match(await p.locator('#c-status').textContent(), /^Done: 2 runs in /);
     assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.status, r.stepsDone])), [['done', 8], ['done', 8]]);
+    // from disk the workers get the build the page itself loaded, mha.classic.js (README, "Embedding in a course page")
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.facts.kernels)), ['simd128', 'simd128']);
     await p.locator('#panel-inside').scrollIntoViewIfNeeded();
     await p.locator('#i-grid canvas').nth(1).waitFor();
   } finally {

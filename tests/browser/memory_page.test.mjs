@@ -88,7 +88,7 @@ test('a worker whose module runs out of memory ends its run with the sentence; a
       const ballast = JSON.stringify(largest(mod, 14));
       // the ballast goes in right after the module is there (a failed assertion here leaves the worker unserved: the
       // run then fails with "did not start in time", which names no memory)
-      const loading = 'const loading = createMha().then((m) => {\n  mod = m;\n';
+      const loading = '.then((m) => {\n  mod = m;\n';
       assert.ok(body.includes(loading), 'worker.js no longer loads its module as this test expects');
       body = body.replace(loading, `${loading}
         for (let i = 0; i < 4; ++i) if (!new m.Run()._init(${ballast}, ${JSON.stringify(TEXT)}, null).ok) break;\n`);

@@ -4,6 +4,7 @@
 // protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
 import { pageCosts } from './costs.js';
 import { opaqueOrigin } from './data.js';
+import { hasRelaxedSimd } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
@@ -57,6 +58,17 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
  * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */
 
+/** the kernels later module workers load when the page asks for one build (kernels_module.js); null: the best */
+let workerKernels = /** @type {import('./kernels_module.js').Kernels | null} */ (null);
+
+/**
+ * From now on, module workers load mha.wasm ('simd128') or choose as usual (anything else): to compare the builds.
+ * @param {string | null} kernels
+ */
+export function setWorkerKernels(kernels) {
+  workerKernels = kernels === 'simd128' ? kernels : null;
+}
+
 /**
  * Starts a worker: a module worker where the origin allows it, else a classic worker from a blob URL that
  * importScripts() the single-file wasm build and the bundled worker (no CORS needed for either).
@@ -66,7 +78,8 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
 export function spawnWorker(forceClassic = false) {
   if (!forceClassic && !opaqueOrigin()) {
     try {
-      return new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+      const query = workerKernels ? `?kernels=${workerKernels}` : '';
+      return new Worker(new URL(`./worker.js${query}`, import.meta.url), { type: 'module' });
     } catch {
       // e.g. a browser without module workers: fall through to the classic one
     }
@@ -80,7 +93,12 @@ export function spawnWorker(forceClassic = false) {
     return blobWorker(`var _scriptDir;\nvar createMha = ${self.createMha.toString()};\nself.MHA_SCRIPT_URL = ${abs('./worker.js')};\n` +
       `(${self.mhaWorkerBundle.toString()})();\n`);
   }
-  return blobWorker(`self.MHA_SCRIPT_URL = ${abs('./worker.js')};\nimportScripts(${abs('../mha.classic.js')}, ${abs('./worker.classic.js')});\n`);
+  // the relaxed-SIMD build where the browser runs it (kernels_module.js), else, or if it does not load, mha.classic.js
+  const core = workerKernels !== 'simd128' && hasRelaxedSimd()
+    ? `try {\n  importScripts(${abs('../mha.relaxed.classic.js')});\n  self.MHA_KERNELS = 'relaxed-simd';\n} catch (e) {\n` +
+      `  importScripts(${abs('../mha.classic.js')});\n}\n`
+    : `importScripts(${abs('../mha.classic.js')});\n`;
+  return blobWorker(`self.MHA_SCRIPT_URL = ${abs('./worker.js')};\n${core}importScripts(${abs('./worker.classic.js')});\n`);
 }
 
 export class Run {

@@ -6,6 +6,7 @@
 // it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
 import { costTally } from './costs.js';
+import { kernelsFor, moduleOptions } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
 // where this worker's time goes, by part (sent with done, for scripts/bench_page.mjs); bootMs: from the worker's
@@ -36,7 +37,17 @@ let stepsPerChunk = 1;
 let stopAtLoss = 0;    // nats: the run ends at its first measurement at or below this (0: at its schedule's end)
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 
-const loading = createMha().then((m) => {
+// which build of the core this worker trains with (kernels_module.js): a classic worker (opaque origin) has the one
+// its page imported for it (runs.js spawnWorker); a module worker loads mha.relaxed.wasm or mha.wasm, and a site
+// without mha.relaxed.wasm (copied in part, say) still trains, with mha.wasm
+const globals = /** @type {{MHA_SCRIPT_URL?: string, MHA_KERNELS?: string}} */ (/** @type {unknown} */ (self));
+const classicWorker = typeof globals.MHA_SCRIPT_URL === 'string';
+let kernels = classicWorker ? (globals.MHA_KERNELS === 'relaxed-simd' ? 'relaxed-simd' : 'simd128')
+  : kernelsFor(self.location.search);
+const loading = (classicWorker ? createMha() : createMha(moduleOptions(kernels, import.meta.url)).catch(() => {
+  kernels = 'simd128';
+  return createMha();
+})).then((m) => {
   mod = m;
   costs.add('module', performance.now() - bootMs);  // the module's fetch, compilation and instantiation
 });
@@ -73,6 +84,7 @@ function init(msg) {
   // leaks are structural: the check on the random weights already finds them
   if (settings.causality) postCausality('init');
   postSnapshot();
+  facts.kernels = kernels;
   return facts;
 }
 
