@@ -15,7 +15,9 @@
 //   - for the heads comparison also the memory of a training worker: its wasm memory (the module's own report) and
 //     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds.
 //   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N] [--root DIR]
+//     [--kernels simd128]
 //     --root: serve another built site (an older commit's public/, say: before and after on one machine)
+//     --kernels simd128: the workers load mha.wasm, not mha.relaxed.wasm (web/js/kernels_module.js)
 //     --quick: 2 loads and tiny budgets (a smoke run); --repeat: each experiment N times, each in a fresh browser
 // Progress goes to stderr; the pages' console errors and any request off the machine are in the JSON. Exits non-zero
 // if anything fails to run; a slow figure is a figure, never a failure.
@@ -30,6 +32,8 @@ const quick = args.includes('--quick');
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const REPEAT = Math.max(1, Number(option('--repeat') ?? 1) | 0);
 const only = option('--only')?.split(',');
+const KERNELS = option('--kernels') ?? null;
+if (KERNELS !== null && KERNELS !== 'simd128') throw new Error(`--kernels: simd128 or nothing, not ${KERNELS}`);
 const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  // --loads 0: no first-heatmap loads
 // The default experiments of the lesson, each as a student starts it (the page's defaults; --quick: tiny budgets).
 // runs: the mhaDebug list of the experiment's runs; together: its runs start together once all are set up (else one
@@ -128,6 +132,7 @@ async function experiment(base, exp) {
     watchPage(page, seen);
     await page.goto(`${base}#${exp.hash}`);
     await page.waitForSelector('html[data-ready="true"]', { timeout: 60_000 });
+    if (KERNELS) await page.evaluate((k) => globalThis.mhaDebug.kernels(k), KERNELS);
     const cdp = await browser.context.newCDPSession(page);
     await cdp.send('Performance.enable');
     const mainThread = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics
@@ -163,7 +168,7 @@ async function experiment(base, exp) {
     const after = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
     const runs = await page.evaluate((list) => globalThis.mhaDebug[list]().map((r) => ({
       key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
-      task: r.facts?.task, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
+      task: r.facts?.task, kernels: r.facts?.kernels, d_model: r.settings.dModel, layers: r.settings.nLayers, context: r.settings.context,
       batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
       wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt ?? r.wallStart, ready_ms: r.timeline.readyAt,
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
