@@ -58,11 +58,11 @@ export function thinSnapshots(snapshots, max = SETTINGS.maxSnapshots) {
  * @typedef {{type: string, run: Run, [key: string]: any}} RunEvent  what onEvent receives: type one of RUN_EVENT
  */
 
-/** the kernels later module workers load when the page asks for one build (kernels_module.js); null: the best */
+/** 'simd128' when the page asked that later workers load mha.wasm (kernels_module.js); null: the best they can */
 let workerKernels = /** @type {import('./kernels_module.js').Kernels | null} */ (null);
 
 /**
- * From now on, module workers load mha.wasm ('simd128') or choose as usual (anything else): to compare the builds.
+ * From now on, workers load mha.wasm ('simd128') or choose as usual (anything else): to compare the two builds.
  * @param {string | null} kernels
  */
 export function setWorkerKernels(kernels) {
