@@ -4,7 +4,8 @@
 // judgement (training included), what the core measured, and the total. Information, not a test: the times depend on
 // the machine and on what else it runs. Predicts the first choice (0 for a number) everywhere; "cannot tell yet" is
 // reported as it comes, not retried.
-//   node scripts/time_lesson.mjs ['#lesson=1'] [--shots DIR] [--width PX]
+//   node scripts/time_lesson.mjs ['#lesson=1'] [--shots DIR] [--width PX] [--kernels simd128]
+// --kernels simd128: the workers train with mha.wasm, as in a browser without relaxed SIMD (web/js/kernels_module.js).
 // --shots DIR saves each judged step as the student sees it: the lesson card (N-id-lesson.png) and the page at the
 // step's panel (N-id-panel.png).
 import { mkdirSync } from 'node:fs';
@@ -17,6 +18,7 @@ const args = process.argv.slice(2);
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args.splice(i, 2)[1] : null; };
 const shots = option('--shots');
 const width = Number(option('--width') ?? 1280);
+const kernels = option('--kernels');
 const hash = args[0] ?? '#lesson=1';
 if (shots) mkdirSync(shots, { recursive: true });
 const { server, url } = await startServer({ port: 0 });
@@ -25,6 +27,7 @@ try {
   const p = await browser.context.newPage();
   await p.goto(url + hash);
   await p.waitForSelector('.lesson-step');
+  if (kernels) await p.evaluate((k) => globalThis.mhaDebug.kernels(k), kernels);
   const ids = await p.$$eval('.lesson-nav button', (bs) => bs.length);
   let total = 0;
   for (let i = 0; i < ids; ++i) {

@@ -4,8 +4,9 @@
 //   node tests/bench/report.mjs [--dir build/bench] [--quick] [--note "text"]...
 // Files read, when present: native-avx512.json, native-avx2.json (one per native SIMD level; native.json from an
 // older run too), wasm-node.json, chromium.json (core/benchmark.hpp's JSON, Chromium's with an "environment"
-// object; the kernels the page's workers run in Chromium, relaxed SIMD since 2026-11-28), chromium-simd128.json (mha.wasm's
-// kernels, which browsers without relaxed SIMD run), pytorch.json (scripts/bench_torch.py's JSON) and page.json (scripts/bench_page.mjs's JSON); from
+// object; the kernels the page's workers run in Chromium, relaxed SIMD since 2026-11-28), chromium-simd128.json
+// (mha.wasm's kernels, which browsers without relaxed SIMD run), pytorch.json (scripts/bench_torch.py's JSON) and
+// page.json (scripts/bench_page.mjs's JSON); from
 // scripts/bench --rounds N also NAME.round2.json .. NAME.roundN.json, the later rounds of each platform: the table
 // is the first round's, and a section gives each training speed and each ratio as its range over the rounds.
 // Counting rule of every GFLOP/s figure: a multiply-add is 2 flops (native FMA: 2 per lane; wasm mul + add or
@@ -28,7 +29,7 @@ const PLATFORMS = [
   { key: 'native', title: 'native' },
   { key: 'wasm-node', title: 'wasm (node)' },
   { key: 'chromium', title: 'Chromium worker' },
-  { key: 'chromium-simd128', title: 'Chromium, mha.wasm' },
+  { key: 'chromium-simd128', title: 'Chromium mha.wasm' },
   { key: 'pytorch', title: 'PyTorch' },
 ];
 for (const p of PLATFORMS) {
@@ -317,7 +318,7 @@ const vsChromium = compare('Chromium vs native', byKey.chromium, slower);
 compare('wasm (node) vs native', byKey['wasm-node'], slower);
 compare('Chromium vs PyTorch', byKey.chromium,
   (r) => (r <= 1 ? `Chromium ${times(1 / r)} faster` : `Chromium ${times(r)} slower`), byKey.pytorch);
-if (byKey['chromium-simd128']) compare('Chromium, relaxed vs not', byKey.chromium, slower, byKey['chromium-simd128']);
+if (byKey['chromium-simd128']) compare('relaxed vs mha.wasm', byKey.chromium, slower, byKey['chromium-simd128']);
 if (byKey['native-avx512'] && byKey['native-avx2'])
   compare('avx512 vs avx2', byKey['native-avx512'], slower, byKey['native-avx2']);
 out();
@@ -362,7 +363,7 @@ if (lastRound > 1) {
   over('Chromium vs PyTorch', roundRatios('chromium', 'pytorch'), (x) => `Chromium ${times(x)} PyTorch's speed`, (r) => 1 / r);
   over('Chromium vs native', roundRatios('chromium'), (x) => `${times(x)} slower`, (r) => r);
   if (byKey['chromium-simd128']) {
-    over('Chromium, relaxed vs not', roundRatios('chromium', 'chromium-simd128'), (x) => `${times(x)} faster`, (r) => 1 / r);
+    over('relaxed vs mha.wasm', roundRatios('chromium', 'chromium-simd128'), (x) => `${times(x)} faster`, (r) => 1 / r);
   }
   out();
 }
