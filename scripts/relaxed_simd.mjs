@@ -168,21 +168,21 @@ function main([input, output]) {
     console.error('usage: node scripts/relaxed_simd.mjs IN.wasm|IN.js OUT');
     process.exit(2);
   }
+  let n;
   if (input.endsWith('.js')) {
+    // the wasm inside, as base64 in a data: URI, rewritten in place
     const src = fs.readFileSync(input, 'utf8');
     const m = DATA_URI.exec(src);
     if (!m) throw new Error(`${input} has no wasm inside (-sSINGLE_FILE)`);
     const wasm = new Uint8Array(Buffer.from(m[1], 'base64'));
-    const n = rewritePrototypeFma(wasm);
-    fs.writeFileSync(output, src.slice(0, m.index) + `data:application/octet-stream;base64,${Buffer.from(wasm).toString('base64')}` +
-      src.slice(m.index + m[0].length));
-    console.log(`${output}: ${n} relaxed_madd`);
+    n = rewritePrototypeFma(wasm);
+    fs.writeFileSync(output, src.replace(m[1], Buffer.from(wasm).toString('base64')));
   } else {
     const wasm = new Uint8Array(fs.readFileSync(input));
-    const n = rewritePrototypeFma(wasm);
+    n = rewritePrototypeFma(wasm);
     fs.writeFileSync(output, wasm);
-    console.log(`${output}: ${n} relaxed_madd`);
   }
+  console.log(`${output}: ${n} relaxed_madd`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
