@@ -163,7 +163,9 @@ TEST_CASE("an offsets run: vocabulary S^K, baseline ln S^K, masked fixed validat
 // rate), seed 1, H = 1 against H = 4 at equal parameters, compared over time: four heads reach 0.2 nats about ten
 // times sooner than one head, which gets there too. Over seeds 1..3 and 101..108 (scripts/offsets_seeds,
 // docs/experiments.md) H = 4 first reached 0.2 at steps 175-300 and H = 1 at 2,250-2,600; the bounds 500 and 1,500
-// lie well between. About 10 s natively ([longest]: in WebAssembly the suite's longest case; ctest starts it first).
+// lie well between. Each run ends at its first measurement at 0.2 nats, as the page's runs do (the steps after it
+// decide nothing here; over the whole budget the case took 103 s in WebAssembly, the suite's critical path). [longest]:
+// still the suite's longest case in WebAssembly; ctest starts it first.
 TEST_CASE("offsets task, shipped setting, seed 1: H = 4 reaches 0.2 nats long before H = 1, which gets there too",
           "[offsets][slow][longest]") {
     int first[2] = {-1, -1};
@@ -175,7 +177,7 @@ TEST_CASE("offsets task, shipped setting, seed 1: H = 4 reaches 0.2 nats long be
         std::unique_ptr<Run> run;
         REQUIRE(make_run(spec, run).empty());
         std::vector<double> steps, losses;
-        while (!run->finished()) {
+        while (!run->finished() && (losses.empty() || losses.back() > kOffsetsSetting.threshold)) {
             run->train(kOffsetsSetting.eval_every);
             steps.push_back(run->steps_done()), losses.push_back(run->evaluate());
         }
