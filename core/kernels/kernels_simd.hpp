@@ -18,10 +18,14 @@
 
 namespace mha::simd {
 
-// a · b + c for the matmul kernels: xsimd::fma (natively one fused instruction; in wasm SIMD128 a multiply and an
-// add), or with relaxed SIMD (the page's second module, -mrelaxed-simd) f32x4.relaxed_madd, fused where the CPU has
-// FMA. Emscripten 3.1.6's clang 14 knows it only as the prototype __builtin_wasm_fma_f32x4 (p·q + r), whose opcode
-// scripts/relaxed_simd.mjs rewrites to the standard one after the link.
+// a · b + c for the matmuls' register blocks and the polynomials of exp and GELU: xsimd::fma (natively one fused
+// instruction; in wasm SIMD128 a multiply and an add), or with relaxed SIMD (the page's second module,
+// -mrelaxed-simd) f32x4.relaxed_madd, fused where the CPU has FMA. Emscripten 3.1.6's clang 14 knows it only as the
+// prototype __builtin_wasm_fma_f32x4 (p·q + r), whose opcode scripts/relaxed_simd.mjs rewrites to the standard one
+// after the link. Natively and in mha.wasm madd is xsimd::fma, so only the relaxed module's bits depend on it.
+// The running sums of LayerNorm and the softmax backward, and AdamW, keep xsimd::fma: fused, a sum's chain waits
+// on the multiply-add's latency instead of the add's, and in node they ran slower (docs/experiments.md, "Relaxed
+// SIMD").
 template <class B>
 inline B madd(const B& a, const B& b, const B& c) {
 #if defined(__wasm_relaxed_simd__)
@@ -532,7 +536,7 @@ struct ExpConstants<float> {
     using batch = xsimd::batch<float>;
     using ibatch = xsimd::batch<int32_t, batch::arch_type>;
     const std::array<float, 13>& v = constants_for_batches<Values>();
-    batch magic = batch(v[0]), log2e = batch(v[1]), ln2_hi = batch(v[2]), ln2_lo = batch(v[3]);
+    batch magic = batch(v[0]), log2e = batch(v[1]), minus_ln2_hi = batch(-v[2]), minus_ln2_lo = batch(-v[3]);
     batch p0 = batch(v[4]), p1 = batch(v[5]), p2 = batch(v[6]), p3 = batch(v[7]), p4 = batch(v[8]);
     batch one = batch(v[9]), upper = batch(v[10]), infinity = batch(v[11]), floor = batch(v[12]);
     ibatch exponent_bias = xsimd::bitwise_cast<ibatch>(one);  // 1.0f's bits are 127 << 23
@@ -568,15 +572,15 @@ inline xsimd::batch<T> exp_batch(const xsimd::batch<T>& x_in, const ExpConstants
         // x at or below -88 as -88, whose k is -127 and whose 2^k below is 0: e^x is 0 there, as it is for every
         // x <= -87.68 (k = -127), and as xsimd's bound gives below -88.38. A NaN stays NaN.
         const batch x = floor_at(x_in, c.floor);
-        const batch t = xsimd::fma(x, c.log2e, c.magic);  // x/ln2 + 1.5·2^23: k in t's low bits, for |x/ln2| < 2^22
+        const batch t = madd(x, c.log2e, c.magic);  // x/ln2 + 1.5·2^23: k in t's low bits, for |x/ln2| < 2^22
         const batch k = t - c.magic;
-        batch r = xsimd::fnma(k, c.ln2_hi, x);
-        r = xsimd::fnma(k, c.ln2_lo, r);
-        batch y = xsimd::fma(c.p0, r, c.p1);
-        y = xsimd::fma(y, r, c.p2);
-        y = xsimd::fma(y, r, c.p3);
-        y = xsimd::fma(y, r, c.p4);
-        const batch p = xsimd::fma(y, r * r, r) + c.one;
+        batch r = madd(k, c.minus_ln2_hi, x);  // x − k ln2_hi: the product is exact (ln2_hi's trailing zeros)
+        r = madd(k, c.minus_ln2_lo, r);
+        batch y = madd(c.p0, r, c.p1);
+        y = madd(y, r, c.p2);
+        y = madd(y, r, c.p3);
+        y = madd(y, r, c.p4);
+        const batch p = madd(y, r * r, r) + c.one;
         // t's low 9 bits are k mod 512, so (bits << 23) + (127 << 23) is the float 2^k for k in [-126, 127],
         // 0 for k = -127 and +inf for k = 128 (as xsimd's ldexp gives)
         const ibatch kbits = (xsimd::bitwise_cast<ibatch>(t) << 23) + c.exponent_bias;
@@ -620,11 +624,11 @@ inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u, const GeluConstants<
         return xsimd::tanh(u);
     } else {
         const batch u2 = u * u;
-        batch h = xsimd::fma(u2, c.t0, c.t1);
-        h = xsimd::fma(u2, h, c.t2);
-        h = xsimd::fma(u2, h, c.t3);
-        h = xsimd::fma(u2, h, c.t4);
-        return xsimd::fma(h * u2, u, u);
+        batch h = madd(u2, c.t0, c.t1);
+        h = madd(u2, h, c.t2);
+        h = madd(u2, h, c.t3);
+        h = madd(u2, h, c.t4);
+        return madd(h * u2, u, u);
     }
 }
 
@@ -645,7 +649,7 @@ inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u, const GeluConstants<
 // (measured: docs/experiments.md, "Speed of the kernels")
 template <class T>
 inline xsimd::batch<T> gelu_u(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, const GeluConstants<T>& c) {
-    return x * xsimd::fma(c.kc, x2, c.k);
+    return x * madd(c.kc, x2, c.k);
 }
 
 // whether every lane of u is in tanh_small's range
@@ -703,7 +707,7 @@ template <class T>
 inline xsimd::batch<T> gelu_grad(const xsimd::batch<T>& x, const xsimd::batch<T>& x2, const xsimd::batch<T>& s,
                                  const xsimd::batch<T>& one_minus_s, const GeluConstants<T>& c) {
     // 2 k x (1 + 3c x²) as x (2k + 2k·3c x²), one multiply fewer
-    return s * xsimd::fma(x * xsimd::fma(c.two_k_c3, x2, c.two_k), one_minus_s, c.one);
+    return s * madd(x * madd(c.two_k_c3, x2, c.two_k), one_minus_s, c.one);
 }
 
 // twins of ref::gelu_forward_keep_grad and ref::gelu_backward_saved: the forward writes gelu and gelu' from one
