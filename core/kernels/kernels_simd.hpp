@@ -615,8 +615,9 @@ struct GeluConstants {
 };
 
 // tanh u for |u| < 5/8 in every lane: for float, the odd polynomial xsimd::tanh evaluates there (Cephes tanhf,
-// the same coefficients and fma order, so the same bits), without xsimd::tanh's own range test, sign handling and
-// two branches, which gelu_sigma's test has already settled. Doubles take xsimd::tanh.
+// the same coefficients and fma order, so natively and in mha.wasm the same bits; the relaxed module fuses each
+// term, madd), without xsimd::tanh's own range test, sign handling and two branches, which gelu_sigma's test has
+// already settled. Doubles take xsimd::tanh.
 template <class T>
 inline xsimd::batch<T> tanh_small(const xsimd::batch<T>& u, const GeluConstants<T>& c) {
     using batch = xsimd::batch<T>;
