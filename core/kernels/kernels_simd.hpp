@@ -18,14 +18,13 @@
 
 namespace mha::simd {
 
-// a · b + c for the matmuls' register blocks and the polynomials of exp and GELU: xsimd::fma (natively one fused
-// instruction; in wasm SIMD128 a multiply and an add), or with relaxed SIMD (the page's second module,
-// -mrelaxed-simd) f32x4.relaxed_madd, fused where the CPU has FMA. Emscripten 3.1.6's clang 14 knows it only as the
-// prototype __builtin_wasm_fma_f32x4 (p·q + r), whose opcode scripts/relaxed_simd.mjs rewrites to the standard one
-// after the link. Natively and in mha.wasm madd is xsimd::fma, so only the relaxed module's bits depend on it.
-// The running sums of LayerNorm and the softmax backward, and AdamW, keep xsimd::fma: fused, a sum's chain waits
-// on the multiply-add's latency instead of the add's, and in node they ran slower (docs/experiments.md, "Relaxed
-// SIMD").
+// a · b + c for the matmuls' register blocks, the polynomials of exp and GELU, and the benchmark's fma ceiling loop:
+// xsimd::fma (natively one fused instruction; in wasm SIMD128 a multiply and an add), or with relaxed SIMD (the
+// page's second module, -mrelaxed-simd) f32x4.relaxed_madd, fused where the CPU has FMA. Emscripten 3.1.6's clang 14
+// knows it only as the prototype __builtin_wasm_fma_f32x4 (p·q + r), whose opcode scripts/relaxed_simd.mjs rewrites
+// to the standard one after the link. Natively and in mha.wasm madd is xsimd::fma, so only the relaxed module's bits
+// depend on it. The running sums of LayerNorm and the softmax backward, and AdamW, keep xsimd::fma: fused, the sums
+// ran 10-15% slower in node and AdamW no faster (docs/experiments.md, "Relaxed SIMD").
 template <class B>
 inline B madd(const B& a, const B& b, const B& c) {
 #if defined(__wasm_relaxed_simd__)
