@@ -7,7 +7,13 @@
 declare module '*/mha.js' {
   /** the instantiated module: the `_`-prefixed functions and the Run and Inspector classes */
   export type Mha = any;
-  const createMha: (options?: { locateFile?: (path: string, prefix: string) => string }) => Promise<Mha>;
+  /** options: where the .wasm file is (locateFile), or the instantiation done by the caller (instantiateWasm: on
+   *  a module already compiled, handing the instance to receive; returns {} as its exports come later) */
+  const createMha: (options?: {
+    locateFile?: (path: string, prefix: string) => string,
+    instantiateWasm?: (imports: WebAssembly.Imports,
+      receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object,
+  }) => Promise<Mha>;
   export default createMha;
 }
 

@@ -20,13 +20,23 @@ export function hasRelaxedSimd() {
 }
 
 /**
- * The kernels a worker loads, from its URL's query (?kernels=simd128 forces mha.wasm) and the browser.
- * @param {string} search the worker's location.search
+ * The kernels a worker loads: mha.wasm when asked for it (mhaDebug.kernels('simd128')), else the relaxed build where
+ * the browser runs it.
+ * @param {Kernels | null} asked
  * @returns {Kernels}
  */
-export function kernelsFor(search) {
-  if (new URLSearchParams(search).get('kernels') === 'simd128') return 'simd128';
+export function kernelsFor(asked) {
+  if (asked === 'simd128') return 'simd128';
   return hasRelaxedSimd() ? 'relaxed-simd' : 'simd128';
+}
+
+/**
+ * The URL of the core's module with those kernels.
+ * @param {Kernels} kernels
+ * @param {string} base a URL in the site's build/js/ folder
+ */
+export function moduleUrl(kernels, base) {
+  return new URL(kernels === 'relaxed-simd' ? '../mha.relaxed.wasm' : '../mha.wasm', base).href;
 }
 
 /**
@@ -36,5 +46,32 @@ export function kernelsFor(search) {
  * @returns {{locateFile?: (path: string, prefix: string) => string}}
  */
 export function moduleOptions(kernels, base) {
-  return kernels === 'relaxed-simd' ? { locateFile: () => new URL('../mha.relaxed.wasm', base).href } : {};
+  return kernels === 'relaxed-simd' ? { locateFile: () => moduleUrl(kernels, base) } : {};
+}
+
+/** @typedef {{kernels: Kernels, module: WebAssembly.Module | null}} CompiledCore */
+/** @type {Map<Kernels, Promise<CompiledCore>>} */
+const compiled = new Map();
+
+/**
+ * The core's module, fetched and compiled once per page and posted to every module worker, which instantiates it
+ * (WebAssembly.Module crosses postMessage within one origin): the workers share one copy of the code, compiled and
+ * optimised once, where each compiled its own before and ran its first steps on code not yet optimised. The relaxed
+ * build falls back to mha.wasm where it cannot be had (a site copied without it); module null when neither can, and
+ * then each worker loads its own as it can.
+ * @param {Kernels} kernels
+ * @param {string} base a URL in the site's build/js/ folder
+ * @returns {Promise<CompiledCore>}
+ */
+export function compiledCore(kernels, base) {
+  let core = compiled.get(kernels);
+  if (!core) {
+    core = fetch(moduleUrl(kernels, base))
+      .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${r.status}`))))
+      .then((bytes) => WebAssembly.compile(bytes))
+      .then((module) => ({ kernels, module }),
+        () => (kernels === 'relaxed-simd' ? compiledCore('simd128', base) : { kernels, module: null }));
+    compiled.set(kernels, core);
+  }
+  return core;
 }

@@ -5,6 +5,9 @@
 //
 // Page -> worker. Every message with an `id` is answered by FROM_WORKER.reply with the same id.
 /**
+ * @typedef {{type: 'core', kernels: 'relaxed-simd'|'simd128', module: WebAssembly.Module|null}} CoreMessage
+ *   a module worker's first message: the core's module compiled by the page (kernels_module.js compiledCore), which
+ *   the worker instantiates before it handles any other message; module null: it loads the given kernels itself
  * @typedef {{type: 'init', id: number, settings: object, text: string, checkpoint: Uint8Array|null}} InitMessage
  *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
  *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
@@ -79,6 +82,7 @@
 // ---------------------------------------------------------------- the list: type -> required fields
 // a field ending in '?' may be left out; a reply carries the fields of its result besides these
 const TO_WORKER_FIELDS = {
+  core: ['kernels', 'module'],
   init: ['id', 'settings', 'text', 'checkpoint'],
   start: [],
   pause: ['id'],

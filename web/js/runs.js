@@ -4,7 +4,7 @@
 // protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
 import { pageCosts } from './costs.js';
 import { opaqueOrigin } from './data.js';
-import { hasRelaxedSimd } from './kernels_module.js';
+import { compiledCore, hasRelaxedSimd, kernelsFor } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
@@ -70,16 +70,19 @@ export function setWorkerKernels(kernels) {
 }
 
 /**
- * Starts a worker: a module worker where the origin allows it, else a classic worker from a blob URL that
- * importScripts() the single-file wasm build and the bundled worker (no CORS needed for either).
+ * Starts a worker: a module worker where the origin allows it, sent the core compiled once for every worker
+ * (kernels_module.js compiledCore), else a classic worker from a blob URL that importScripts() the single-file wasm
+ * build and the bundled worker (no CORS needed for either).
  * @param {boolean} forceClassic skip the module worker (after it failed once)
  * @returns {Worker}
  */
 export function spawnWorker(forceClassic = false) {
   if (!forceClassic && !opaqueOrigin()) {
     try {
-      const query = workerKernels ? `?kernels=${workerKernels}` : '';
-      return new Worker(new URL(`./worker.js${query}`, import.meta.url), { type: 'module' });
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+      compiledCore(kernelsFor(workerKernels), import.meta.url).then(({ kernels, module }) =>
+        toWorker(worker, TO_WORKER.core, { kernels, module }));
+      return worker;
     } catch {
       // e.g. a browser without module workers: fall through to the classic one
     }

@@ -6,7 +6,7 @@
 // it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
 import { costTally } from './costs.js';
-import { kernelsFor, moduleOptions } from './kernels_module.js';
+import { moduleOptions } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
 // where this worker's time goes, by part (sent with done, for scripts/bench_page.mjs); bootMs: from the worker's
@@ -38,18 +38,50 @@ let stopAtLoss = 0;    // nats: the run ends at its first measurement at or belo
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 
 // which build of the core this worker trains with (kernels_module.js): a classic worker (opaque origin) has the one
-// its page imported for it (runs.js spawnWorker); a module worker loads mha.relaxed.wasm or mha.wasm, and a site
-// without mha.relaxed.wasm (copied in part, say) still trains, with mha.wasm
+// its page imported for it (runs.js spawnWorker); a module worker is sent the module its page compiled for every
+// worker (TO_WORKER.core, its first message) and instantiates that, or, sent none, loads the kernels named itself,
+// with mha.wasm should those not load (a site copied in part, say)
 const globals = /** @type {{MHA_SCRIPT_URL?: string, MHA_KERNELS?: string}} */ (/** @type {unknown} */ (self));
 const classicWorker = typeof globals.MHA_SCRIPT_URL === 'string';
-let kernels = classicWorker ? (globals.MHA_KERNELS === 'relaxed-simd' ? 'relaxed-simd' : 'simd128')
-  : kernelsFor(self.location.search);
-const loading = (classicWorker ? createMha() : createMha(moduleOptions(kernels, import.meta.url)).catch(() => {
-  kernels = 'simd128';
-  return createMha();
-})).then((m) => {
+/** @type {import('./kernels_module.js').Kernels} */
+let kernels = classicWorker && globals.MHA_KERNELS === 'relaxed-simd' ? 'relaxed-simd' : 'simd128';
+/** @type {(msg: import('./kernels_module.js').CompiledCore) => void} */
+let coreGiven = () => {};
+const coreMessage = new Promise((resolve) => { coreGiven = resolve; });
+
+/**
+ * createMha on a module already compiled: Emscripten's glue hands the instantiation to instantiateWasm.
+ * @param {WebAssembly.Module} module
+ */
+function instantiateCompiled(module) {
+  return new Promise((resolve, reject) => {
+    createMha({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+        return {};
+      },
+    }).then(resolve, reject);
+  });
+}
+
+// the kernels named, fetched and compiled here, or mha.wasm should those not load
+function loadOwn() {
+  return createMha(moduleOptions(kernels, import.meta.url)).catch(() => {
+    kernels = 'simd128';
+    return createMha();
+  });
+}
+
+async function loadCore() {
+  if (classicWorker) return createMha();
+  const given = await coreMessage;
+  kernels = given.kernels;
+  return given.module ? instantiateCompiled(given.module).catch(loadOwn) : loadOwn();
+}
+const loading = loadCore().then((m) => {
   mod = m;
-  costs.add('module', performance.now() - bootMs);  // the module's fetch, compilation and instantiation
+  // the wait for the page's module and its instantiation (or a fetch and compilation of its own)
+  costs.add('module', performance.now() - bootMs);
 });
 
 // this file runs in a worker, whose global scope posts to the page; the type check knows `self` only as a Window
@@ -316,6 +348,8 @@ async function handle(msg) {
 }
 
 self.onmessage = (e) => {
+  // the core comes before everything else: handle() waits for it
+  if (e.data?.type === TO_WORKER.core && !checkMessage(TO_WORKER, e.data)) return coreGiven(e.data);
   handle(e.data).catch((err) => {
     // a bug on our side: say so, rather than dying silently
     post(FROM_WORKER.failed, { error: String(err?.message ?? err) });
