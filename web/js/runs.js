@@ -15,6 +15,11 @@ const SETTINGS = {
   silentMs: 20_000,
   watchEveryMs: 2_000,
   maxRestarts: 3,           // a run whose worker keeps dying stops trying after this many restarts
+  // a finished run's worker holds its model for looking inside: about 50 MB of wasm memory at the default model, so
+  // the 36 runs of the default heads comparison held 2 GB in the page's process (and its renderer grew 181 -> 805 MB
+  // over a 12-run comparison). It goes after this long without a request; the next request starts a worker again
+  // from the run's final weights (Run.sleep, #wake)
+  idleMs: 15_000,
   maxSnapshots: 24,         // weights-only snapshots kept per run for scrubbing; beyond, every other is dropped
   maxTraces: 200,           // head traces kept per run (a few kB each), thinned like the snapshots beyond that
   // the panels' live charts and progress redraw at most this often while runs train (drawScheduler): each redraw
@@ -165,6 +170,13 @@ export class Run {
     this.trainedAt = 0;
     /** @type {'done'|'paused'|''} while a restored run's worker sets up: the status it comes back with */
     this.savedStatus = '';
+    /** @type {Worker | null} null while a finished run sleeps (sleep()) */
+    this.worker = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} a finished run's sleep() to come */
+    this.idleTimer = undefined;
+    /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
+    this.waking = null;
+    this.wakeDone = null;
     if (saved) this.#takeSaved(saved);
     this.#spawn(checkpoint);
   }
@@ -245,12 +257,17 @@ export class Run {
       this.#died(e.message || 'the worker stopped');
     };
     const timeout = setTimeout(() => {
-      if (!ready && w === this.worker) this.#fail('The training worker did not start in time.');
+      if (ready || w !== this.worker) return;
+      if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
+      else this.#fail('The training worker did not start in time.');
     }, SETTINGS.readyTimeoutMs);
-    this.#request(TO_WORKER.init, { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null }).then((r) => {
+    // known: the run has the measurements of these weights already (taken back from the store, or woken)
+    this.#request(TO_WORKER.init, { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null,
+      known: this.savedStatus !== '' }).then((r) => {
       ready = true;
       clearTimeout(timeout);
       if (w !== this.worker) return;
+      if (this.wakeDone) return this.#woken(r);
       if (!r.ok) return this.#fail(r.error);
       this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
@@ -280,6 +297,8 @@ export class Run {
     this.worker.terminate();
     for (const { resolve } of this.pending.values()) resolve({ ok: false, error: 'The worker stopped.' });
     this.pending.clear();
+    if (this.wakeDone) return this.#woken({ ok: false, error: `The worker stopped (${reason}).` });
+    if (this.status === 'done') this.worker = null;  // the next request starts a new one (#wake)
     if (this.status === 'done' || this.status === 'failed') return;
     if (this.restarts >= SETTINGS.maxRestarts || !this.lastFull) {
       this.#fail(`The training worker stopped (${reason}) and could not be restarted.`);
@@ -299,7 +318,7 @@ export class Run {
   #fail(error) {
     this.status = 'failed';
     this.error = error;
-    this.worker.terminate();
+    this.worker?.terminate();
     this.#emit(RUN_EVENT.failed, { error });
   }
 
@@ -337,6 +356,7 @@ export class Run {
         this.pending.delete(msg.id);
         const { type, id, ...rest } = msg;
         p?.resolve(rest);
+        if (this.status === 'done') this.#sleepWhenIdle();
         return;
       }
       case FROM_WORKER.progress:
@@ -375,6 +395,7 @@ export class Run {
         this.timeline.doneAt = performance.now();
         this.spent = { ...msg.spent, boot: msg.bootMs };
         this.spentBeforeStart = { ...msg.spentBeforeStart, boot: msg.bootMs };
+        this.#sleepWhenIdle();
         return this.#emit(RUN_EVENT.done);
       case FROM_WORKER.causality:
         this.causality[msg.when] = { step: msg.step, ...msg.report };
@@ -399,8 +420,16 @@ export class Run {
     }
   }
 
-  // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...})
+  // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...}). A sleeping run
+  // first gets a worker again
   #request(type, payload, transfer = []) {
+    if (!this.worker && this.status === 'done') {
+      return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
+    }
+    return this.#send(type, payload, transfer);
+  }
+
+  #send(type, payload, transfer) {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve });
@@ -516,14 +545,65 @@ export class Run {
 
   /** Test hook: makes the worker die with an uncaught error, as a crash would. */
   crash() {
-    toWorker(this.worker, TO_WORKER.crash);
+    if (this.worker) toWorker(this.worker, TO_WORKER.crash);
   }
 
   /** Stops the worker for good. */
   dispose() {
     this.status = 'failed';
-    this.worker.terminate();
+    this.worker?.terminate();
     clearInterval(this.watchdog);
+    clearTimeout(this.idleTimer);
+  }
+
+  // ---------------------------------------------------------------- a finished run's worker
+  /** @returns {boolean} whether the run has a worker now (a finished run's goes when idle: sleep()) */
+  get awake() {
+    return this.worker !== null;
+  }
+
+  /**
+   * Lets a finished run's worker go (it holds the model for looking inside, about 50 MB at the default model): the
+   * run keeps everything it draws, and its next request (a look inside, pruning, a download) starts a worker again
+   * from its final weights (the last full snapshot: weights, AdamW state and step). Done by itself SETTINGS.idleMs
+   * after the run's last request; does nothing while a request is under way or the run is not done.
+   * @returns {boolean} whether the worker went
+   */
+  sleep() {
+    clearTimeout(this.idleTimer);
+    if (this.status !== 'done' || !this.worker || this.pending.size || this.waking) return false;
+    this.worker.terminate();
+    this.worker = null;
+    return true;
+  }
+
+  #sleepWhenIdle() {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.sleep(), SETTINGS.idleMs);
+  }
+
+  // a worker again for a sleeping run, from its final weights; resolves with the set-up's reply ({ok, error?}). The
+  // worker is set up as a run taken back from the store is (savedStatus: the run has its measurements already)
+  #wake() {
+    this.waking ??= new Promise((resolve) => {
+      this.wakeDone = resolve;
+      this.savedStatus = 'done';
+      this.#spawn(this.lastFull ? this.lastFull.bytes : this.snapshots.at(-1).bytes);
+    });
+    return this.waking;
+  }
+
+  // the woken worker is set up (r.ok), or could not be: the run stays done either way, asleep if it failed
+  #woken(r) {
+    const resolve = this.wakeDone;
+    this.wakeDone = null;
+    this.waking = null;
+    this.savedStatus = '';
+    if (!r.ok) {
+      this.worker?.terminate();
+      this.worker = null;
+    }
+    resolve(r.ok ? { ok: true } : { ok: false, error: r.error });
   }
 
   // the heartbeat: a training worker that has gone silent is treated as one that died (#died restarts it)

@@ -112,10 +112,14 @@ function init(msg) {
   stopAtLoss = settings.stopAtLoss > 0 ? settings.stopAtLoss : 0;
   seconds = 0;
   status = facts.stepsDone >= facts.steps ? 'done' : 'idle';
-  measure();
-  // leaks are structural: the check on the random weights already finds them
-  if (settings.causality) postCausality('init');
-  postSnapshot();
+  // a run the page has measured already (taken back from the store, a finished run's worker started again) is not
+  // measured again
+  if (!msg.known) {
+    measure();
+    // leaks are structural: the check on the random weights already finds them
+    if (settings.causality) postCausality('init');
+    postSnapshot();
+  }
   facts.kernels = kernels;
   return facts;
 }

@@ -1,0 +1,82 @@
+// A finished run lets its worker go (web/js/runs.js Run.sleep): every worker holds its model in about 50 MB of wasm
+// memory, and the page kept the worker of every finished run, 2 GB at the default heads comparison. In headless
+// Chromium against the built site (scripts/build page):
+//   node --test --test-reporter=spec tests/browser/sleep.test.mjs
+// The finished runs go to sleep by themselves once idle, and a look inside, pruning or a download of a sleeping run
+// starts a worker again from its final weights: the same maps, the same pruning curve and the same file as before.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pageSession } from './page_session.mjs';
+
+const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2&seeds=1';
+const IDLE_MS = 15_000;  // runs.js SETTINGS.idleMs
+const { openPage, consoleErrors, foreignRequests } = pageSession({ timeout: 60_000 });
+
+// asks each finished run what the page can ask it (the attention maps of a text, its pruning curve, the file of its
+// model with the optimizer state) and keeps the answers in the page under `name` (they are megabytes: compared
+// there, not sent back); returns each run's H and error, if any
+function ask(name) {
+  return Promise.all(globalThis.mhaDebug.runs().sort((a, b) => a.settings.nHeads - b.settings.nHeads).map(async (r) => {
+    const look = await r.inspect({ text: 'To be, or not to be', source: 'live', ablate: [], tie: false, withLoss: true });
+    const pruned = await r.pruneHeads();
+    const file = await r.requestSnapshot(true);
+    const error = look.error ?? pruned.error ?? file.error ?? null;
+    const asked = /** @type {any} */ (globalThis).asked ??= {};
+    (asked[name] ??= []).push({ att: look.maps?.att, valBase: look.valBase, loss: pruned.loss, file: file.bytes,
+      lastFull: r.lastFull.bytes });
+    return { H: r.settings.nHeads, error };
+  }));
+}
+
+// for each run, which of the answers differ between the two askings (and the first download from its last full
+// snapshot): [] when none
+/** @param {string[]} names the two askings */
+function differences(names) {
+  const [a, b] = names;
+  const same = (x, y) => x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+  const { asked } = /** @type {any} */ (globalThis);
+  return asked[a].map((x, g) => {
+    const y = asked[b][g];
+    return [['maps', same(x.att, y.att) && x.att.length > 0], ['loss with the text', x.valBase === y.valBase],
+      ['pruning curve', same(x.loss, y.loss) && x.loss.length > 1], ['download', same(x.file, y.file)],
+      ['download = last full snapshot', same(x.file, x.lastFull)]].filter(([, ok]) => !ok).map(([what]) => what);
+  });
+}
+
+test('finished runs let their workers go when idle, and come back with the same model when asked', async () => {
+  const p = await openPage(`#${TINY}`);
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const before = await p.evaluate(ask, 'before');
+    assert.deepEqual(before.map((r) => [r.H, r.error]), [[1, null], [4, null], [8, null]]);
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.awake)), [true, true, true]);
+
+    // nobody asks them anything: each worker goes after the idle time, the runs stay done with their curves
+    await p.waitForTimeout(IDLE_MS + 2_000);
+    const asleep = await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => ({ awake: r.awake, status: r.status,
+      val: r.val.loss.length })));
+    assert.deepEqual(asleep.map((r) => [r.awake, r.status]), [[false, 'done'], [false, 'done'], [false, 'done']]);
+    assert.ok(asleep.every((r) => r.val === 13), JSON.stringify(asleep));
+
+    // asked again, each starts a worker from its final weights: the same weights in the same build, the same bits
+    const after = await p.evaluate(ask, 'after');
+    assert.deepEqual(after.map((r) => [r.H, r.error]), [[1, null], [4, null], [8, null]]);
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.awake)), [true, true, true]);
+    assert.deepEqual(await p.evaluate(differences, ['before', 'after']), [[], [], []]);
+
+    // asked for while it is still busy, a run does not sleep; once answered, it can
+    const busy = await p.evaluate(async () => {
+      const r = globalThis.mhaDebug.runs()[0];
+      const look = r.pruneHeads();
+      const during = r.sleep();
+      await look;
+      return { during, afterwards: r.sleep(), awake: r.awake };
+    });
+    assert.deepEqual(busy, { during: false, afterwards: true, awake: false });
+  } finally {
+    await p.close();
+  }
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(foreignRequests, []);
+});
