@@ -271,11 +271,12 @@ export class Run {
       if (!r.ok) return this.#fail(r.error);
       this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
-        // back from the browser's store: the worker measured again what the run already holds (ignored, below);
+        // back from the browser's store: the run holds its measurements already (the worker makes none: known);
         // a finished run's worker has its final weights only, so the run keeps its own step count
         this.facts = { ...r, stepsDone: this.stepsDone };
         this.status = this.savedStatus;
         this.savedStatus = '';
+        if (this.status === 'done') this.#sleepWhenIdle();
         this.#emit(RUN_EVENT.ready);
         return;
       }
@@ -283,6 +284,7 @@ export class Run {
       this.stepsDone = r.stepsDone;
       if (this.status === 'restarting') {
         this.status = this.stepsDone >= this.settings.steps ? 'done' : 'paused';
+        if (this.status === 'done') this.#sleepWhenIdle();
         this.#emit(RUN_EVENT.restarted, { fromStep: this.stepsDone });
         if (this.wantRunning && this.status !== 'done') this.start();
       } else {
