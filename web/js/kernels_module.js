@@ -55,10 +55,10 @@ const compiled = new Map();
 
 /**
  * The core's module, fetched and compiled once per page and posted to every module worker, which instantiates it
- * (WebAssembly.Module crosses postMessage within one origin): the workers share one copy of the code, compiled and
- * optimised once, where each compiled its own before and ran its first steps on code not yet optimised. The relaxed
- * build falls back to mha.wasm where it cannot be had (a site copied without it); module null when neither can, and
- * then each worker loads its own as it can.
+ * (WebAssembly.Module crosses postMessage within one origin): the workers share one copy of the code, fetched and
+ * compiled once, where each fetched and compiled its own before (35-66 ms of a worker's start against 9-30 ms,
+ * docs/experiments.md). The relaxed build falls back to mha.wasm where it cannot be had (a site copied without it);
+ * module null when neither can, and then each worker loads its own as it can.
  * @param {Kernels} kernels
  * @param {string} base a URL in the site's build/js/ folder
  * @returns {Promise<CompiledCore>}
