@@ -4,7 +4,7 @@
 //   node --test --test-reporter=spec tests/browser/sleep.test.mjs
 // The finished runs go to sleep by themselves once idle, and a look inside, pruning or a download of a sleeping run
 // starts a worker again from its final weights: the same maps, the same pruning curve and the same file as before.
-// Runs taken back from the browser's store after a reload go to sleep the same way.
+// Finished runs taken back from the browser's store after a reload come back asleep.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSession } from './page_session.mjs';
@@ -76,15 +76,15 @@ test('finished runs let their workers go when idle, and come back with the same 
     });
     assert.deepEqual(busy, { during: false, afterwards: true, awake: false });
 
-    // runs taken back from the browser's store after a reload start a worker each, and let it go when idle too
+    // finished runs taken back from the browser's store after a reload come back asleep: no worker until asked
     await p.reload();
     await p.waitForSelector('html[data-ready="true"][data-runs-restored="true"]');
-    await p.waitForFunction(() => globalThis.mhaDebug.runs().length === 3 && globalThis.mhaDebug.runs().every((r) => r.facts));
-    await p.waitForTimeout(IDLE_MS + 2_000);
-    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => [r.awake, r.status])),
-      [[false, 'done'], [false, 'done'], [false, 'done']]);
+    await p.waitForFunction(() => globalThis.mhaDebug.runs().length === 3 &&
+      globalThis.mhaDebug.runs().every((r) => r.facts && r.status === 'done'));
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.awake)), [false, false, false]);
     const restored = await p.evaluate(ask, 'restored');
     assert.deepEqual(restored.map((r) => [r.H, r.error]), [[1, null], [4, null], [8, null]]);
+    assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.awake)), [true, true, true]);
   } finally {
     await p.close();
   }

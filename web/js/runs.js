@@ -178,7 +178,8 @@ export class Run {
     this.waking = null;
     this.wakeDone = null;
     if (saved) this.#takeSaved(saved);
-    this.#spawn(checkpoint);
+    if (saved?.status === 'done' && saved.facts) this.#restAsleep();
+    else this.#spawn(checkpoint);
   }
 
   // ---------------------------------------------------------------- kept in the browser (run_store.js)
@@ -206,9 +207,11 @@ export class Run {
   }
 
   /**
-   * A run kept in the browser, back on the page: a new worker from its last full snapshot: a finished run's at its
-   * last step (for looking inside and downloading; its final weights alone if it was kept without one), a run that
-   * was training paused there, its curves after that step dropped (start() continues it). It says RUN_EVENT.ready once its worker is set up, with its saved status.
+   * A run kept in the browser, back on the page. A run that was training gets a new worker from its last full
+   * snapshot, paused there, its curves after that step dropped (start() continues it); a finished run comes back
+   * asleep (sleep()): its first request starts a worker from its last full snapshot, at its last step (its final
+   * weights alone if it was kept without one). It says RUN_EVENT.ready, with its saved status, once its worker is set
+   * up, or a task later for a finished one.
    * @param {object} saved from toSaved(), with its text
    * @param {(e: RunEvent) => void} onEvent
    * @returns {Run}
@@ -230,6 +233,19 @@ export class Run {
     // a run that was training goes back to its full snapshot (after a blow-up, that is the one before it)
     if (saved.status !== 'done') this.#truncate(this.lastFull.step);
     this.savedStatus = saved.status;
+  }
+
+  // a finished run taken back from the store has everything it draws: no worker until it is asked something (#wake);
+  // it says ready a task later, as one whose worker was set up would (its panel holds it by then)
+  #restAsleep() {
+    setTimeout(() => {
+      if (this.status !== 'restarting') return;  // disposed meanwhile
+      this.status = 'done';
+      if (!this.waking) this.savedStatus = '';
+      this.timeline.readyAt ||= performance.now();
+      this.facts = { ...this.facts, stepsDone: this.stepsDone };
+      this.#emit(RUN_EVENT.ready);
+    }, 0);
   }
 
   // ---------------------------------------------------------------- the worker
@@ -425,7 +441,7 @@ export class Run {
   // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...}). A sleeping run
   // first gets a worker again
   #request(type, payload, transfer = []) {
-    if (!this.worker && this.status === 'done') {
+    if (!this.worker) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
     return this.#send(type, payload, transfer);
