@@ -114,7 +114,7 @@ export class Run {
    * @param {{key: string, label: string, settings: RunSettings, text: string, checkpoint?: Uint8Array,
    *          onEvent: (e: RunEvent) => void, saved?: object|null}} options
    *   key: a stable name ('H4', 'upload'); text: the training text; checkpoint: start from this .safetensors file;
-   *   saved: a run kept in the browser (toSaved()), to take back (Run.restore)
+   *   saved: a run kept in the browser (toSaved()), to take back (Run.restore): it starts from its own last weights
    */
   constructor({ key, label, settings, text, checkpoint, onEvent, saved = null }) {
     this.key = key;
@@ -178,8 +178,10 @@ export class Run {
     this.waking = null;
     this.wakeDone = null;
     if (saved) this.#takeSaved(saved);
+    // a run taken back from the store holds its measurements already: its worker makes none (known)
     if (saved?.status === 'done' && saved.facts) this.#restAsleep();
-    else this.#spawn(checkpoint);
+    else if (saved) this.#spawn(this.#lastWeights(), true);
+    else this.#spawn(checkpoint, false);
   }
 
   // ---------------------------------------------------------------- kept in the browser (run_store.js)
@@ -217,10 +219,13 @@ export class Run {
    * @returns {Run}
    */
   static restore(saved, onEvent) {
-    // a finished run kept without its full state at its last step (kept before that was kept): its final weights
-    const bytes = saved.lastFull ? saved.lastFull.bytes : saved.snapshots.at(-1).bytes;
-    return new Run({ key: saved.key, label: saved.label, settings: saved.settings, text: saved.text, checkpoint: bytes,
-      onEvent, saved });
+    return new Run({ key: saved.key, label: saved.label, settings: saved.settings, text: saved.text, onEvent, saved });
+  }
+
+  // the weights a new worker of this run starts from: its last full snapshot (weights, AdamW state and step), or a
+  // finished run's final weights alone if it was kept without one (kept before that was kept)
+  #lastWeights() {
+    return this.lastFull ? this.lastFull.bytes : this.snapshots.at(-1).bytes;
   }
 
   #takeSaved(saved) {
@@ -241,7 +246,7 @@ export class Run {
     setTimeout(() => {
       if (this.status !== 'restarting') return;  // disposed meanwhile
       this.status = 'done';
-      if (!this.waking) this.savedStatus = '';
+      this.savedStatus = '';
       this.timeline.readyAt ||= performance.now();
       this.facts = { ...this.facts, stepsDone: this.stepsDone };
       this.#emit(RUN_EVENT.ready);
@@ -249,7 +254,9 @@ export class Run {
   }
 
   // ---------------------------------------------------------------- the worker
-  #spawn(checkpoint) {
+  // known: the run holds the measurements of these weights already (taken back from the store, or woken), so the
+  // worker makes and posts none at set-up
+  #spawn(checkpoint, known) {
     const w = spawnWorker(this.classic);
     this.worker = w;
     let ready = false;
@@ -267,7 +274,7 @@ export class Run {
         // the module worker could not start (not a crash of a running worker): try the classic one once
         this.classic = true;
         w.terminate();
-        this.#spawn(checkpoint);
+        this.#spawn(checkpoint, known);
         return;
       }
       this.#died(e.message || 'the worker stopped');
@@ -277,9 +284,8 @@ export class Run {
       if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
       else this.#fail('The training worker did not start in time.');
     }, SETTINGS.readyTimeoutMs);
-    // known: the run has the measurements of these weights already (taken back from the store, or woken)
-    this.#request(TO_WORKER.init, { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null,
-      known: this.savedStatus !== '' }).then((r) => {
+    const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known };
+    this.#request(TO_WORKER.init, init).then((r) => {
       ready = true;
       clearTimeout(timeout);
       if (w !== this.worker) return;
@@ -330,7 +336,7 @@ export class Run {
     this.#truncate(from.step);
     this.secondsBefore = this.seconds;
     this.#emit(RUN_EVENT.died, { reason, atStep: lost, fromStep: from.step });
-    this.#spawn(from.bytes);
+    this.#spawn(from.bytes, false);
   }
 
   #fail(error) {
@@ -366,8 +372,6 @@ export class Run {
       this.error = wrong;
       return this.#emit(RUN_EVENT.failed, { error: wrong });
     }
-    // a restored run's worker measures its starting weights before it replies to init: the run has those already
-    if (this.savedStatus && msg.type !== FROM_WORKER.reply && msg.type !== FROM_WORKER.failed) return;
     switch (msg.type) {
       case FROM_WORKER.reply: {
         const p = this.pending.get(msg.id);
@@ -600,13 +604,11 @@ export class Run {
     this.idleTimer = setTimeout(() => this.sleep(), SETTINGS.idleMs);
   }
 
-  // a worker again for a sleeping run, from its final weights; resolves with the set-up's reply ({ok, error?}). The
-  // worker is set up as a run taken back from the store is (savedStatus: the run has its measurements already)
+  // a worker again for a sleeping run, from its final weights; resolves with the set-up's reply ({ok, error?})
   #wake() {
     this.waking ??= new Promise((resolve) => {
       this.wakeDone = resolve;
-      this.savedStatus = 'done';
-      this.#spawn(this.lastFull ? this.lastFull.bytes : this.snapshots.at(-1).bytes);
+      this.#spawn(this.#lastWeights(), true);
     });
     return this.waking;
   }
@@ -616,7 +618,6 @@ export class Run {
     const resolve = this.wakeDone;
     this.wakeDone = null;
     this.waking = null;
-    this.savedStatus = '';
     if (!r.ok) {
       this.worker?.terminate();
       this.worker = null;
