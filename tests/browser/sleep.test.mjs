@@ -25,7 +25,7 @@ function ask(name) {
     const asked = /** @type {any} */ (globalThis).asked ??= {};
     (asked[name] ??= []).push({ att: look.maps?.att, valBase: look.valBase, loss: pruned.loss, file: file.bytes,
       lastFull: r.lastFull.bytes });
-    return { H: r.settings.nHeads, error };
+    return { H: r.settings.nHeads, error, step: r.stepsDone, lastFull: r.lastFull.step, kernels: r.facts.kernels };
   }));
 }
 
@@ -64,7 +64,8 @@ test('finished runs let their workers go when idle, and come back with the same 
     const after = await p.evaluate(ask, 'after');
     assert.deepEqual(after.map((r) => [r.H, r.error]), [[1, null], [4, null], [8, null]]);
     assert.deepEqual(await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.awake)), [true, true, true]);
-    assert.deepEqual(await p.evaluate(differences, ['before', 'after']), [[], [], []]);
+    assert.deepEqual(await p.evaluate(differences, ['before', 'after']), [[], [], []],
+      `before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
 
     // asked for while it is still busy, a run does not sleep; once answered, it can
     const busy = await p.evaluate(async () => {
