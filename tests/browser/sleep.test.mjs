@@ -15,16 +15,16 @@ const { openPage, consoleErrors, foreignRequests } = pageSession({ timeout: 60_0
 
 // asks each finished run what the page can ask it (the attention maps of a text, its pruning curve, the file of its
 // model with the optimizer state) and keeps the answers in the page under `name` (they are megabytes: compared
-// there, not sent back); returns each run's H and error, if any
+// there, not sent back) in the order of H, whichever run answers first; returns each run's H and error, if any
 function ask(name) {
-  return Promise.all(globalThis.mhaDebug.runs().sort((a, b) => a.settings.nHeads - b.settings.nHeads).map(async (r) => {
+  return Promise.all(globalThis.mhaDebug.runs().sort((a, b) => a.settings.nHeads - b.settings.nHeads).map(async (r, g) => {
     const look = await r.inspect({ text: 'To be, or not to be', source: 'live', ablate: [], tie: false, withLoss: true });
     const pruned = await r.pruneHeads();
     const file = await r.requestSnapshot(true);
     const error = look.error ?? pruned.error ?? file.error ?? null;
     const asked = /** @type {any} */ (globalThis).asked ??= {};
-    (asked[name] ??= []).push({ att: look.maps?.att, valBase: look.valBase, loss: pruned.loss, file: file.bytes,
-      lastFull: r.lastFull.bytes });
+    (asked[name] ??= [])[g] = { att: look.maps?.att, valBase: look.valBase, loss: pruned.loss, file: file.bytes,
+      lastFull: r.lastFull.bytes };
     return { H: r.settings.nHeads, error, step: r.stepsDone, lastFull: r.lastFull.step, kernels: r.facts.kernels };
   }));
 }
