@@ -88,6 +88,19 @@ test('prune the heads: curves, verdict and finding agree with the runs and with 
   await page.locator('#panel-inside .pruning summary').click();
 });
 
+test('runs that sleep are pruned in turn: the same curves, and the other seed lets its worker go again', async () => {
+  const first = await page.evaluate(() => mhaDebug.finding('pruning').curves);
+  // both finished runs let their workers go now, as they would after 15 idle seconds (runs.js Run.sleep)
+  const bySeed = () => mhaDebug.runs().sort((a, b) => a.settings.seed - b.settings.seed);
+  assert.deepEqual(await page.evaluate(`(${bySeed})().map((r) => r.sleep())`), [true, true]);
+  await page.click('#i-prune');
+  await page.waitForSelector('html[data-pruning="2"]', { timeout: 60_000 });
+  // started again from their final weights, the workers give the same curves as the live ones did
+  assert.deepEqual(await page.evaluate(() => mhaDebug.finding('pruning').curves), first);
+  // the chosen run (H8, seed 1: irun=8) keeps its worker for the looks to come; the other seed's went again
+  assert.deepEqual(await page.evaluate(`(${bySeed})().map((r) => [r.key, r.awake])`), [['H8', true], ['H8-seed2', false]]);
+});
+
 test('at 390 px the section fits the width', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForFunction(() => document.documentElement.scrollWidth <= 390);

@@ -721,6 +721,29 @@ export function onLiveCharts(listener) {
 }
 
 /**
+ * Asks every item, at most `slots` at a time (the cores, by default): the next ask starts when one is answered. For
+ * requests that wake finished runs (Run.sleep): each woken run starts a worker of its own, about 50 MB, and the
+ * pruning of the heads comparison's 12 seeds of one H woke them all at once.
+ * @template T, A
+ * @param {T[]} items
+ * @param {(item: T) => Promise<A>} ask
+ * @param {number} [slots]
+ * @returns {Promise<A[]>} the answers, in the order of items
+ */
+export async function inTurn(items, ask, slots = Math.max(1, globalThis.navigator?.hardwareConcurrency || 1)) {
+  const answers = new Array(items.length);
+  let next = 0;
+  const asker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      answers[i] = await ask(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, slots), items.length) }, asker));
+  return answers;
+}
+
+/**
  * True once no run is still starting and none failed to start: then the panel starts them all together, so runs
  * with matched budgets share the cores from their first step.
  * @param {Iterable<Run>} runs

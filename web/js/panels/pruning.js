@@ -4,6 +4,7 @@
 import { constants, pruningOverSeeds } from '../engine.js';
 import { publishFinding } from '../findings.js';
 import { pruneCommand, pruningFinding, pruningPeers } from '../pruning.js';
+import { inTurn } from '../runs.js';
 import { buttonById, showAlert } from '../views/dom.js';
 import { PruningView } from '../views/pruning_view.js';
 
@@ -49,7 +50,14 @@ export function setupPruning(app, runs) {
     ui.button.disabled = true;
     ui.status.textContent = `Pruning ${peers.length} run${peers.length === 1 ? '' : 's'}…`;
     showAlert(ui.error, '');
-    const answers = await Promise.all(peers.map((r) => r.pruneHeads()));
+    // a sleeping run starts a worker again to answer (Run.sleep), about 50 MB each: the runs are asked in turn, and the
+    // other seeds' runs woken for this go back to sleep once answered, so that a few workers live at once, not 12
+    const answers = await inTurn(peers, async (r) => {
+      const asleep = !r.awake;
+      const answer = await r.pruneHeads();
+      if (asleep && r !== run) r.sleep();
+      return answer;
+    });
     busy = false;
     if (mine !== generation) return;
     const failed = answers.find((a) => a.ok === false);
