@@ -13,7 +13,9 @@
 //     Performance metrics, and the page's own tally: receiving, drawing, saving). tests/bench/page_efficiency.mjs
 //     turns them into the page table of scripts/bench (page efficiency, machine limit, breakdown);
 //   - for the heads comparison also the memory of a training worker: its wasm memory (the module's own report) and
-//     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds.
+//     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds (in a
+//     one-seed comparison of its own); and the page's workers alive with their wasm memory, at the verdict and once
+//     the finished runs have been idle long enough to let their workers go (web/js/runs.js Run.sleep).
 //   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N] [--root DIR]
 //     [--kernels simd128]
 //     --root: serve another built site (an older commit's public/, say: before and after on one machine)
@@ -40,7 +42,7 @@ const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  //
 // run more than the slots is set up ahead, beside the training ones: comparison.js).
 const EXPERIMENTS = [
   { name: 'heads', title: 'heads comparison', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads',
-    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
+    start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', idle: true },
   { name: 'offsets', title: 'offsets task', hash: quick ? 'panel=heads&ctask=offsets&oseeds=1' : 'panel=heads&ctask=offsets',
     start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs' },
   { name: 'break', title: 'Break it', hash: quick ? 'panel=break&bsteps=24&bseeds=1' : 'panel=break',
@@ -54,6 +56,9 @@ const EXPERIMENTS = [
 const MEMORY = { name: 'memory', title: 'worker memory', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads&seeds=1',
   start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', heaps: true };
 const HEAP_EVERY_MS = 1000;
+// a finished run's worker goes after SETTINGS.idleMs (web/js/runs.js Run.sleep, 15 s) without a request: the page's
+// workers are counted at the verdict and again this long after it (an experiment with `idle`)
+const IDLE_MS = 15_000 + 2_000;
 const WASM = fileURLToPath(new URL('../public/build/mha.wasm', import.meta.url));
 
 const say = (msg) => process.stderr.write(`bench_page: ${msg}\n`);
@@ -174,6 +179,13 @@ async function experiment(base, exp) {
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    // the workers alive and their wasm memory (each run's last report of it), at the verdict and once idle
+    const workers = () => page.evaluate((list) => {
+      const awake = globalThis.mhaDebug[list]().filter((r) => r.awake);
+      return { count: awake.length, wasm_bytes: awake.reduce((s, r) => s + (r.heapBytes || 0), 0) };
+    }, exp.runs);
+    const workersAtVerdict = exp.idle ? await workers() : null;
+    if (exp.idle) await page.waitForTimeout(IDLE_MS);
     const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
     return {
       name: exp.name, title: exp.title, settings: exp.hash, together: exp.together === true, cores, wall_s: wallS, click_ms: clickAt, verdict_ms: verdictAt,
@@ -186,6 +198,7 @@ async function experiment(base, exp) {
         wasm_bytes_max: Math.max(...runs.map((r) => r.wasm_memory_bytes)),
         js_heap_used_bytes_max: jsHeapUsed, js_heap_total_bytes_max: jsHeapTotal, js_heap_samples: samples,
       } : null,
+      workers: exp.idle ? { at_verdict: workersAtVerdict, idle: await workers(), idle_s: IDLE_MS / 1000 } : null,
     };
   } finally {
     await browser.close();

@@ -436,6 +436,12 @@ if (page) {
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
       `drawing ${num(tally('draw'))}, saving ${num(tally('store'))}`);
   }
+  const heads = experiments.get('heads')?.[0];
+  if (heads?.workers) {
+    const { at_verdict: v, idle, idle_s: idleS } = heads.workers;
+    line('  the heads comparison\'s workers', `${v.count} alive at its verdict (wasm ${MB(v.wasm_bytes)}), ${idle.count} ` +
+      `${num(idleS, 0)} s later (wasm ${MB(idle.wasm_bytes)}): a finished run's worker goes when idle`);
+  }
   if (mem) {
     line('  a training worker\'s memory', `wasm ${MB(mem.wasm_bytes_max)} (largest run) + JS heap ` +
       `${MB(mem.js_heap_total_bytes_max)} (largest of ${mem.js_heap_samples} samples, allocated)`);

@@ -722,8 +722,8 @@ export function onLiveCharts(listener) {
 
 /**
  * Asks every item, at most `slots` at a time (the cores, by default): the next ask starts when one is answered. For
- * requests that wake finished runs (Run.sleep): each woken run starts a worker of its own, about 50 MB, and the
- * pruning of the heads comparison's 12 seeds of one H woke them all at once.
+ * requests that wake finished runs (Run.sleep): each woken run starts a worker of its own, about 50 MB, and pruning
+ * the 12 seeds of one H of the heads comparison should not start 12 at once.
  * @template T, A
  * @param {T[]} items
  * @param {(item: T) => Promise<A>} ask
