@@ -92,3 +92,32 @@ test('finished runs let their workers go when idle, and come back with the same 
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);
 });
+
+test('a sleeping run whose worker cannot start again says why to every request made meanwhile', async () => {
+  const p = await openPage(`#${TINY}`);
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const r = await p.evaluate(async () => {
+      const run = globalThis.mhaDebug.runs()[0];
+      const kept = run.lastFull;
+      run.sleep();
+      run.lastFull = { step: kept.step, bytes: new Uint8Array([1, 2, 3]) };  // weights its new worker cannot load
+      // three requests at once: the first wakes the run, the other two come while its worker sets up
+      const noAnswer = new Promise((resolve) => setTimeout(resolve, 20_000, { ok: 'no answer' }));
+      const asked = await Promise.all([
+        run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }),
+        run.pruneHeads(), run.requestSnapshot(true)].map((a) => Promise.race([a, noAnswer])));
+      const failed = { answers: asked.map((a) => [a.ok, typeof a.error === 'string' && a.error.length > 0]),
+        awake: run.awake, status: run.status };
+      // with its own weights back it wakes, answers, and can sleep again: nothing of the failed start is left waiting
+      run.lastFull = kept;
+      const look = await run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false });
+      return { failed, lookOk: look.ok, sleepsAgain: run.sleep() };
+    });
+    assert.deepEqual(r.failed, { answers: [[false, true], [false, true], [false, true]], awake: false, status: 'done' });
+    assert.deepEqual([r.lookOk, r.sleepsAgain], [true, true]);
+  } finally {
+    await p.close();
+  }
+});

@@ -285,7 +285,7 @@ export class Run {
       else this.#fail('The training worker did not start in time.');
     }, SETTINGS.readyTimeoutMs);
     const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known };
-    this.#request(TO_WORKER.init, init).then((r) => {
+    this.#send(TO_WORKER.init, init, []).then((r) => {
       ready = true;
       clearTimeout(timeout);
       if (w !== this.worker) return;
@@ -319,8 +319,7 @@ export class Run {
   // a crash of a set-up worker: report it, start a new worker from the last full snapshot, keep the curves
   #died(reason) {
     this.worker.terminate();
-    for (const { resolve } of this.pending.values()) resolve({ ok: false, error: 'The worker stopped.' });
-    this.pending.clear();
+    this.#dropPending();
     if (this.wakeDone) return this.#woken({ ok: false, error: `The worker stopped (${reason}).` });
     if (this.status === 'done') this.worker = null;  // the next request starts a new one (#wake)
     if (this.status === 'done' || this.status === 'failed') return;
@@ -443,12 +442,19 @@ export class Run {
   }
 
   // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...}). A sleeping run
-  // first gets a worker again
+  // first gets a worker again, and a request made while that worker sets up waits for it too: should it not start,
+  // each says why
   #request(type, payload, transfer = []) {
-    if (!this.worker) {
+    if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
     return this.#send(type, payload, transfer);
+  }
+
+  // the requests still unanswered by a worker that is gone
+  #dropPending() {
+    for (const { resolve } of this.pending.values()) resolve({ ok: false, error: 'The worker stopped.' });
+    this.pending.clear();
   }
 
   #send(type, payload, transfer) {
@@ -621,6 +627,7 @@ export class Run {
     if (!r.ok) {
       this.worker?.terminate();
       this.worker = null;
+      this.#dropPending();  // its set-up, when it did not start in time
     }
     resolve(r.ok ? { ok: true } : { ok: false, error: r.error });
   }
