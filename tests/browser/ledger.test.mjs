@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { predict } from '../../scripts/lesson_walk.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -41,6 +42,31 @@ test('at 390 px the ledger\'s rows start folded under its caption, and a tap ope
     assert.equal(await p.locator('#p-ledger details.ledger-all').evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true);
   } finally {
     await p.close();
+  }
+});
+
+test('before any run, the ledger and the lesson count the shipped text\'s vocabulary: the model a run then trains', async () => {
+  // no run yet: the page knows V only from its own constant (panels/heads.js); the lesson's params step and the
+  // ledger must both give the count of the model the heads panel trains, which the core builds from the text
+  const p = await phone.openPage('#lesson=params&heads=1,8');
+  let counted;
+  try {
+    await predict(p, 'params', 'same');  // the step shows its panel once a prediction is committed
+    const ledger = (await p.locator('#p-ledger > .table-caption').textContent()).match(/: ([\d,]+) parameters/);
+    const said = (await p.textContent('.lesson-evidence')).match(/([\d,]+) parameters at H = 1, ([\d,]+) at H = 8/);
+    counted = [ledger?.[1], said?.[1], said?.[2]].map((n) => Number(n?.replace(/,/g, '')));
+  } finally {
+    await p.close();
+  }
+  const q = await phone.openPage('#panel=heads&heads=1,8&steps=2&seeds=1&batch=2');
+  try {
+    await q.click('#c-start');
+    await q.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const built = await q.evaluate(() => globalThis.mhaDebug.runs().map((r) => r.facts.params));
+    assert.equal(built.length, 2);
+    assert.deepEqual(counted, [built[0], built[0], built[1]]);
+  } finally {
+    await q.close();
   }
 });
 

@@ -111,6 +111,11 @@ const ANSWER = {
   params: async () => 'same',
 };
 
+// the parameters of the heads comparison's model, counted by hand: token and position embeddings, per layer two
+// LayerNorms (weight and bias), Q, K, V and O with biases and the 4D MLP, the final LayerNorm, an untied head with bias
+const modelParameters = (V, D, L, T) =>
+  V * D + T * D + L * (2 * 2 * D + 4 * (D * D + D) + (D * 4 * D + 4 * D) + (4 * D * D + D)) + 2 * D + V * D + V;
+
 async function variantAnswer(p, variant) {
   const runs = await pageRuns(p, 'break');
   const canonical = bySeed(runs.filter((r) => r.variant === 'canonical')), v = bySeed(runs.filter((r) => r.variant === variant));
@@ -124,6 +129,7 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
     const ids = await p.$$eval('.lesson-nav button', (bs) => bs.length);
     assert.equal(ids, 9);
     const seen = {};
+    let trained = [];  // the heads step's runs: their model as the core built it
     for (const id of ['reshape', 'worked', 'scale', 'heads', 'inside', 'offsets', 'break', 'induction', 'params']) {
       await p.waitForSelector(`.lesson-step[data-step="${id}"]`);
       // the panel shows only once a prediction is committed
@@ -132,6 +138,8 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
       const first = options.length ? options[0] : 0;
       await predict(p, id, first);
       if (START[id]) await train(p, id);
+      if (id === 'heads') trained = await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => ({ H: r.settings.nHeads,
+        V: r.facts.vocabSize, params: r.facts.params, D: r.settings.dModel, L: r.settings.nLayers, T: r.settings.context })));
       let m = await mark(p);
       if (id === 'heads') {
         // one seed: the rule cannot decide, and the lesson says so and offers seeds
@@ -142,6 +150,14 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
         assert.match(await p.evaluate(() => location.hash), /seeds=2/);
         await train(p, id);
         m = await mark(p);
+      }
+      if (id === 'params') {
+        // the counts the judgement shows are those of the model the heads step trained, at the text's vocabulary
+        const [one, eight] = [1, 8].map((H) => trained.find((r) => r.H === H));
+        const byHand = modelParameters(one.V, one.D, one.L, one.T);
+        assert.deepEqual([one.params, eight.params, eight.V], [byHand, byHand, one.V]);
+        const said = (await p.textContent('.lesson-evidence')).match(/([\d,]+) parameters at H = 1, ([\d,]+) at H = 8/);
+        assert.deepEqual(said?.slice(1).map((n) => Number(n.replace(/,/g, ''))), [byHand, byHand], String(said));
       }
       const answer = await ANSWER[id](p);
       assert.notEqual(answer, null, `${id}: the test's own rule decides at these budgets`);

@@ -42,6 +42,7 @@ export function setupLesson(app, store) {
   const ctx = {
     get state() { return app.state; },
     finding: latestFinding,
+    vocab: () => app.vocabSize(),
     core: { compareOverSeeds, constants, headLayout, parameterLedger, workedExample },
   };
 

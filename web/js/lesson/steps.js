@@ -20,7 +20,8 @@ import { signedCount } from '../views/seed_words.js';
  *      range?: [number, number]}} Reading  range: a number not decided yet, narrowed to lo … hi
  * @typedef {{headLayout: Function, workedExample: Function, parameterLedger: Function, compareOverSeeds: Function,
  *            constants: Function}} Core  the engine.js functions a reading may call
- * @typedef {{state: object, finding: (kind: string) => any, core: Core}} Context
+ * @typedef {{state: object, finding: (kind: string) => any, vocab: () => number, core: Core}} Context
+ *   vocab: V of the text the heads panel trains on (the shipped corpus's until a run of a text says)
  * @typedef {{id: string, title: string, panel: string[], settings: (ctx: Context) => object,
  *            question: (ctx: Context) => string, prediction: (ctx: Context) => Prediction,
  *            read: (ctx: Context) => Reading, explanation: string, concept: string, charts: string[],
@@ -220,9 +221,10 @@ export const STEPS = [
     prediction: () => ({ kind: 'choice', choices: [
       { value: 'more', label: 'more at H = 8' }, { value: 'same', label: 'the same' }, { value: 'fewer', label: 'fewer at H = 8' },
     ] }),
-    read: ({ core }) => {
+    read: ({ core, vocab }) => {
+      // the preset's model on the text's vocabulary (the preset's own vocab is the induction task's V)
       const s = core.constants().presets.heads.settings;
-      const count = (H) => core.parameterLedger({ vocab: s.vocab, dModel: s.dModel, nHeads: H, nLayers: s.nLayers, context: s.context, mlp: s.mlp });
+      const count = (H) => core.parameterLedger({ vocab: vocab(), dModel: s.dModel, nHeads: H, nLayers: s.nLayers, context: s.context, mlp: s.mlp });
       const one = count(1), eight = count(8);
       if (!one.ok) return { ready: false, waiting: one.error };
       if (!eight.ok) return { ready: false, waiting: eight.error };

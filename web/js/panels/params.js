@@ -10,7 +10,6 @@ const SETTINGS = {
 };
 const KV_FIELDS = [['kvL', 'k-L'], ['kvD', 'k-D'], ['kvH', 'k-H'], ['kvKv', 'k-Kv'], ['kvHs', 'k-Hs'], ['kvCtx', 'k-Ctx'],
   ['kvB', 'k-B'], ['kvBytes', 'k-Bytes']];
-const SHIPPED_VOCAB = 62;  // V of the shipped corpus (61 characters + the unknown symbol), until a run says
 // the shape's fields in the sentence that refuses one
 const KV_NAMES = { layers: 'The number of layers', dModel: 'D', nHeads: 'The number of query heads H',
   nKvHeads: 'The number of KV heads', headDim: 'The head size d_h', context: 'The context', batch: 'The batch',
@@ -39,7 +38,7 @@ export function setupParams(app) {
 
   function drawLedger() {
     const s = app.state;
-    const V = app.vocabSize?.() ?? SHIPPED_VOCAB;
+    const V = app.vocabSize();
     const heads = s.heads.filter((h) => Number.isInteger(h) && h >= 1);
     const ledgers = heads.map((H) => parameterLedger({ vocab: V, dModel: s.cD, nHeads: H, nLayers: s.layers, context: s.context, mlp: true }));
     const bad = ledgers.find((l) => l.ok === false);
