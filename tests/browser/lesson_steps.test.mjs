@@ -51,6 +51,10 @@ test('the heads comparison: H = 4 against H = 1 on the text only; a finding of a
   assert.equal(headsReading({ ...f, heads: [8] }, 'char', 4, 1, 'seeds').ready, false);
   assert.equal(headsReading({ ...f, heads: [4, 1] }, 'char', 4, 1, 'seeds').ready, false);  // H = 1 must be the reference
   const p = step('heads').prediction(/** @type {any} */ ({}));
+  // the question names the model the panel trains: its D and budget as set (a link may set them)
+  const asked = (cD, steps) => step('heads').question(/** @type {any} */ ({ state: { cD, steps } }));
+  assert.match(asked(64, 300), /^Tiny character models with D = 64, trained for 300 steps /);
+  assert.match(asked(32, 120), /^Tiny character models with D = 32, trained for 120 steps /);
   assert.equal(judge(p, 'higher', r).mark, 'right');
   assert.equal(judge(p, 'same', r).mark, 'wrong');
   assert.equal(judge(p, 'lower', r).mark, 'wrong');

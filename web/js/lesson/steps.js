@@ -135,7 +135,7 @@ export const STEPS = [
     id: 'heads', title: 'H = 1, 4, 8 on the text', panel: ['heads'],
     run: 'Press “Train” in Heads, compared below: H = 1, 4 and 8 train on the same seeds at the same budget.',
     settings: () => ({ ctask: 'char', heads: [1, 4, 8] }),
-    question: ({ state }) => `Tiny character models with D = 64, trained for ${state.steps} steps on the same text and ` +
+    question: ({ state }) => `Tiny character models with D = ${state.cD}, trained for ${state.steps} steps on the same text and ` +
       'seeds. Is H = 4\'s final validation loss lower than, the same as, or higher than H = 1\'s?',
     prediction: () => SAME_LOWER_HIGHER('H = 4', 'H = 1'),
     read: ({ finding }) => headsReading(finding('heads'), 'char', 4, 1, 'seeds'),
