@@ -99,6 +99,20 @@ test('pruning: the number of heads the core says can go, within one head; cannot
   // the pruning of another model (the offsets task's, H = 1) is not this question's answer
   assert.equal(pruningReading({ ...f, task: 'offsets' }).ready, false);
   assert.equal(pruningReading({ ...f, H: 1 }).ready, false);
+  // the question and its range follow the heads panel's layers as set (a link may set them)
+  const at = (layers) => /** @type {any} */ ({ state: { layers } });
+  assert.match(step('inside').question(at(3)), /^A model with 3 layers of 8 heads \(24 heads\)\./);
+  assert.deepEqual(step('inside').prediction(at(3)), { kind: 'number', min: 0, max: 24, tolerance: 1, unit: 'heads' });
+});
+
+test('parameters: the heads panel\'s model as set, on the text\'s vocabulary, counted by the core at H = 1 and 8', () => {
+  const asked = [];
+  const ctx = /** @type {any} */ ({ state: { cD: 32, layers: 3, context: 48 }, vocab: () => 62,
+    core: { parameterLedger: (c) => { asked.push(c); return { ok: true, total: 1000 }; } } });
+  assert.match(step('params').question(ctx), /^The heads comparison's model \(D = 32\): /);
+  const r = step('params').read(ctx);
+  assert.deepEqual(asked, [1, 8].map((nHeads) => ({ vocab: 62, dModel: 32, nHeads, nLayers: 3, context: 48, mlp: true })));
+  assert.deepEqual(r, { ready: true, answer: 'same', evidence: 'The core\'s ledger: 1,000 parameters at H = 1, 1,000 at H = 8.' });
 });
 
 test('induction: which model crossed the threshold, once both have finished', () => {

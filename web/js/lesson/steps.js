@@ -151,13 +151,10 @@ export const STEPS = [
       'are kept, not trained again), then “Prune the heads” in Look inside: the core switches the heads of every seed\'s ' +
       'model off one by one, least important first.',
     settings: () => ({ ctask: 'char', heads: [8], irun: 8 }),
-    question: ({ core }) => {
-      const L = core.constants().presets.heads.settings.nLayers;
-      return `A model with ${L} layers of 8 heads (${8 * L} heads). Switching heads off one at a time, least important ` +
-        'first, how many can go before the validation loss rises by 0.1 nats?';
-    },
-    prediction: ({ core }) => ({ kind: 'number', min: 0, max: 8 * core.constants().presets.heads.settings.nLayers,
-      tolerance: 1, unit: 'heads' }),
+    // the heads panel's model as set (a course link may set its layers)
+    question: ({ state }) => `A model with ${state.layers} layers of 8 heads (${8 * state.layers} heads). Switching ` +
+      'heads off one at a time, least important first, how many can go before the validation loss rises by 0.1 nats?',
+    prediction: ({ state }) => ({ kind: 'number', min: 0, max: 8 * state.layers, tolerance: 1, unit: 'heads' }),
     read: ({ finding }) => pruningReading(finding('pruning')),
     explanation: 'Trained heads are not equally useful: a few carry most of the loss, and many can be removed at test time ' +
       'with little harm (Michel, Levy and Neubig 2019 found the same in large translation models and BERT). Which heads ' +
@@ -217,14 +214,15 @@ export const STEPS = [
     id: 'params', title: 'Parameters and the KV cache', panel: ['params'],
     run: 'The ledger below counts every tensor of the model; the core counts both settings for the judgement.',
     settings: () => ({}),
-    question: () => 'The heads comparison\'s model (D = 64): does it have more, the same or fewer parameters at H = 8 than at H = 1?',
+    question: ({ state }) => `The heads comparison's model (D = ${state.cD}): does it have more, the same or fewer ` +
+      'parameters at H = 8 than at H = 1?',
     prediction: () => ({ kind: 'choice', choices: [
       { value: 'more', label: 'more at H = 8' }, { value: 'same', label: 'the same' }, { value: 'fewer', label: 'fewer at H = 8' },
     ] }),
-    read: ({ core, vocab }) => {
-      // the preset's model on the text's vocabulary (the preset's own vocab is the induction task's V)
-      const s = core.constants().presets.heads.settings;
-      const count = (H) => core.parameterLedger({ vocab: vocab(), dModel: s.dModel, nHeads: H, nLayers: s.nLayers, context: s.context, mlp: s.mlp });
+    read: ({ core, state, vocab }) => {
+      // the heads panel's model as set, on the text's vocabulary: what its runs build and the ledger below counts
+      const count = (H) => core.parameterLedger({ vocab: vocab(), dModel: state.cD, nHeads: H, nLayers: state.layers,
+        context: state.context, mlp: true });
       const one = count(1), eight = count(8);
       if (!one.ok) return { ready: false, waiting: one.error };
       if (!eight.ok) return { ready: false, waiting: eight.error };
