@@ -158,6 +158,10 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
         assert.deepEqual([one.params, eight.params, eight.V], [byHand, byHand, one.V]);
         const said = (await p.textContent('.lesson-evidence')).match(/([\d,]+) parameters at H = 1, ([\d,]+) at H = 8/);
         assert.deepEqual(said?.slice(1).map((n) => Number(n.replace(/,/g, ''))), [byHand, byHand], String(said));
+        // and the ledger beside it counts the same two models, tensor by tensor
+        assert.deepEqual(await p.$$eval('#p-ledger table.ledger thead th', (ths) => ths.map((t) => t.textContent)), ['tensor', 'H = 1', 'H = 8']);
+        const totals = await p.$$eval('#p-ledger table.ledger tbody tr:last-child > *', (cells) => cells.map((c) => c.textContent));
+        assert.deepEqual(totals.slice(1).map((n) => Number(n.replace(/,/g, ''))), [byHand, byHand], String(totals));
       }
       const answer = await ANSWER[id](p);
       assert.notEqual(answer, null, `${id}: the test's own rule decides at these budgets`);

@@ -213,7 +213,8 @@ export const STEPS = [
   {
     id: 'params', title: 'Parameters and the KV cache', panel: ['params'],
     run: 'The ledger below counts every tensor of the model; the core counts both settings for the judgement.',
-    settings: () => ({}),
+    // the ledger's columns are the question's two head counts (the step before leaves H = 8 alone)
+    settings: () => ({ heads: [1, 8] }),
     question: ({ state }) => `The heads comparison's model (D = ${state.cD}): does it have more, the same or fewer ` +
       'parameters at H = 8 than at H = 1?',
     prediction: () => ({ kind: 'choice', choices: [
