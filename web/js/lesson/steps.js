@@ -9,6 +9,7 @@
 // `more` naming the setting whose seeds would decide it and how many the core says would likely do.
 
 import { reachSteps } from '../seed_table.js';
+import { textModel } from '../text_model.js';
 import { signedCount } from '../views/seed_words.js';
 
 /**
@@ -222,8 +223,8 @@ export const STEPS = [
     ] }),
     read: ({ core, state, vocab }) => {
       // the heads panel's model as set, on the text's vocabulary: what its runs build and the ledger below counts
-      const count = (H) => core.parameterLedger({ vocab: vocab(), dModel: state.cD, nHeads: H, nLayers: state.layers,
-        context: state.context, mlp: true });
+      // (text_model.js)
+      const count = (H) => core.parameterLedger(textModel(state, vocab(), H));
       const one = count(1), eight = count(8);
       if (!one.ok) return { ready: false, waiting: one.error };
       if (!eight.ok) return { ready: false, waiting: eight.error };

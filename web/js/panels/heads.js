@@ -15,6 +15,7 @@ import { drawScheduler, Run, stepsBetween } from '../runs.js';
 import { cardWord, failureSentence, panelStatus, runState, STATE_WORD, stoppedAtLoss, suggestedLr } from '../run_state.js';
 import { ASK_ABOVE_SECONDS, duration, setupBudget } from './heads_budget.js';
 import { headsTasks, prop } from '../state.js';
+import { SHIPPED_VOCAB } from '../text_model.js';
 import { ProfilesByCountView } from '../views/profiles_by_count_view.js';
 import { PairedDifferenceView } from '../views/paired_difference_view.js';
 import { SeedCurvesView } from '../views/seed_curves_view.js';
@@ -31,9 +32,6 @@ const SETTINGS = {
 
 // the head-size test's two budgets and its seeds (the "why" box in index.html states what they showed natively)
 const WHY = { early: 300, later: 1000, seeds: 4 };
-// V of the shipped corpus (61 characters + the unknown symbol), until a run says: its models are 112,190 parameters
-// at D = 64, 2 layers, T = 64 (tests/browser/ledger.test.mjs checks it against the model the core builds)
-const SHIPPED_VOCAB = 62;
 
 const $ = (id) => document.getElementById(id);
 const mib = (bytes) => bytes / 2 ** 20;

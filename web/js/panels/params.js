@@ -2,6 +2,7 @@
 // count: equal totals), and MHA/GQA/MQA parameter and KV-cache arithmetic for real models (kv_presets.js) or any shape.
 import { kvArithmetic, parameterLedger } from '../engine.js';
 import { count, el, inputById as input, plural, table } from '../views/dom.js';
+import { textModel } from '../text_model.js';
 import { KV_PRESETS, matchingPreset } from './kv_presets.js';
 
 const $ = (id) => document.getElementById(id);
@@ -40,7 +41,7 @@ export function setupParams(app) {
     const s = app.state;
     const V = app.vocabSize();
     const heads = s.heads.filter((h) => Number.isInteger(h) && h >= 1);
-    const ledgers = heads.map((H) => parameterLedger({ vocab: V, dModel: s.cD, nHeads: H, nLayers: s.layers, context: s.context, mlp: true }));
+    const ledgers = heads.map((H) => parameterLedger(textModel(s, V, H)));
     const bad = ledgers.find((l) => l.ok === false);
     if (!heads.length || bad) {
       ledgerRoot.replaceChildren(el('p', { class: 'alert', role: 'alert' }, bad ? app.readable(bad.error)
