@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { launchChromium, watchPage } from './chromium.mjs';
 import { startServer } from './serve.mjs';
+import { IDLE_MS } from '../web/js/runs.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -56,9 +57,9 @@ const EXPERIMENTS = [
 const MEMORY = { name: 'memory', title: 'worker memory', hash: quick ? 'panel=heads&steps=24&seeds=1' : 'panel=heads&seeds=1',
   start: '#c-start', done: 'html[data-comparison="done"]', runs: 'runs', heaps: true };
 const HEAP_EVERY_MS = 1000;
-// a finished run's worker goes after SETTINGS.idleMs (web/js/runs.js Run.sleep, 15 s) without a request: the page's
-// workers are counted at the verdict and again this long after it (an experiment with `idle`)
-const IDLE_MS = 15_000 + 2_000;
+// a finished run's worker goes after IDLE_MS without a request (web/js/runs.js Run.sleep): the page's workers are
+// counted at the verdict and again a little longer after it (an experiment with `idle`)
+const IDLE_WAIT_MS = IDLE_MS + 2_000;
 const WASM = fileURLToPath(new URL('../public/build/mha.wasm', import.meta.url));
 
 const say = (msg) => process.stderr.write(`bench_page: ${msg}\n`);
@@ -185,7 +186,7 @@ async function experiment(base, exp) {
       return { count: awake.length, wasm_bytes: awake.reduce((s, r) => s + (r.heapBytes || 0), 0) };
     }, exp.runs);
     const workersAtVerdict = exp.idle ? await workers() : null;
-    if (exp.idle) await page.waitForTimeout(IDLE_MS);
+    if (exp.idle) await page.waitForTimeout(IDLE_WAIT_MS);
     const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
     return {
       name: exp.name, title: exp.title, settings: exp.hash, together: exp.together === true, cores, wall_s: wallS, click_ms: clickAt, verdict_ms: verdictAt,
@@ -198,7 +199,7 @@ async function experiment(base, exp) {
         wasm_bytes_max: Math.max(...runs.map((r) => r.wasm_memory_bytes)),
         js_heap_used_bytes_max: jsHeapUsed, js_heap_total_bytes_max: jsHeapTotal, js_heap_samples: samples,
       } : null,
-      workers: exp.idle ? { at_verdict: workersAtVerdict, idle: await workers(), idle_s: IDLE_MS / 1000 } : null,
+      workers: exp.idle ? { at_verdict: workersAtVerdict, idle: await workers(), idle_s: IDLE_WAIT_MS / 1000 } : null,
     };
   } finally {
     await browser.close();

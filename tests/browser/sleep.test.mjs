@@ -7,10 +7,10 @@
 // Finished runs taken back from the browser's store after a reload come back asleep.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { IDLE_MS } from '../../web/js/runs.js';
 import { pageSession } from './page_session.mjs';
 
 const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2&seeds=1';
-const IDLE_MS = 15_000;  // runs.js SETTINGS.idleMs
 const { openPage, consoleErrors, foreignRequests } = pageSession({ timeout: 60_000 });
 
 // asks each finished run what the page can ask it (the attention maps of a text, its pruning curve, the file of its

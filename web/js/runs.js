@@ -32,6 +32,9 @@ const SETTINGS = {
   reducedMotionMs: 2000,    // the panels' live charts redraw at most this often under prefers-reduced-motion
 };
 
+// how long a finished run keeps its worker without a request (Run.sleep): what the sleep test and the bench wait out
+export const IDLE_MS = SETTINGS.idleMs;
+
 /**
  * Thins a run's scrubbing snapshots to at most max: the first and the last stay, and while there are too many, the
  * snapshot in between whose neighbours are closest goes (the one the slider misses least). However long a run
