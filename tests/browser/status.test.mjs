@@ -27,6 +27,8 @@ async function recordStates(p, runsSel, statusSel) {
         if (seq.at(-1) !== c.dataset.state) seq.push(c.dataset.state);
       }
       const s = /** @type {HTMLElement} */ (document.querySelector(statusSel)).dataset.state ?? '';
+      // before the first run the panel has nothing to say (''): a redraw of the page still settling then is no state
+      if (!window.seenStates.panel.length && s === '') return;
       if (window.seenStates.panel.at(-1) !== s) window.seenStates.panel.push(s);
     };
     new MutationObserver(note).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'], childList: true });
