@@ -140,17 +140,18 @@ export const STEPS = [
       'seeds. Is H = 4\'s final validation loss lower than, the same as, or higher than H = 1\'s?',
     prediction: () => SAME_LOWER_HIGHER('H = 4', 'H = 1'),
     read: ({ finding }) => headsReading(finding('heads'), 'char', 4, 1, 'seeds'),
-    explanation: 'At D = 64 the heads only split the same channels: parameters and FLOPs are equal. Several heads can attend ' +
-      'to several places at once, but each looks through fewer channels (d_h = 16 at H = 4). On this text at this budget ' +
-      'the difference is small next to how much seeds differ, which is why the lab pairs seeds and lets the core judge.',
+    explanation: 'At a fixed D the heads only split the same channels: parameters and FLOPs are equal. Several heads can ' +
+      'attend to several places at once, but each looks through fewer channels (d_h = D/H: 16 at D = 64 and H = 4). On ' +
+      'this text at this budget the difference is small next to how much seeds differ, which is why the lab pairs seeds ' +
+      'and lets the core judge.',
     concept: 'Heads trade the width of each look for the number of looks, at a fixed cost.',
     charts: ['c-chart', 'c-diff'],
   },
   {
     id: 'inside', title: 'Looking inside: pruning heads', panel: ['heads', 'inside'],
-    run: 'Press “Train” in Heads, compared below (H = 8 on the text: H = 8 runs the heads step trained at these settings ' +
-      'are kept, not trained again), then “Prune the heads” in Look inside: the core switches the heads of every seed\'s ' +
-      'model off one by one, least important first.',
+    run: 'Press “Train” in Heads, compared below (H = 8 on the text: the H = 8 runs that the heads step trained at these ' +
+      'settings are kept, not trained again), then “Prune the heads” in Look inside: the core switches the heads of ' +
+      'every seed\'s model off one by one, least important first.',
     settings: () => ({ ctask: 'char', heads: [8], irun: 8 }),
     // the heads panel's model as set (a course link may set its layers)
     question: ({ state }) => `A model with ${state.layers} layers of 8 heads (${8 * state.layers} heads). Switching ` +
