@@ -41,6 +41,13 @@ test('Break it: the variant\'s paired difference decides, with the seeds to deci
   assert.match(j.sentence, /cannot decide it yet.*About 7 seeds would likely decide it\./);
 });
 
+test('the √D question names the model Break it trains: the core\'s preset, not a number written in', () => {
+  const ask = (dModel, nHeads) => step('scale').question(/** @type {any} */ ({ state: { bsteps: 150 },
+    core: { constants: () => ({ presets: { break: { settings: { dModel, nHeads } } } }) } }));
+  assert.match(ask(64, 4), /^Divide the scores by √D = √64 = 8 instead of √d_h = √16 = 4 \(H = 4\)\. After 150 steps,/);
+  assert.match(ask(48, 3), /^Divide the scores by √D = √48 ≈ 6\.93 instead of √d_h = √16 = 4 \(H = 3\)\./);
+});
+
 test('the heads comparison: H = 4 against H = 1 on the text only; a finding of another task or H waits', () => {
   const f = { task: 'char', heads: [1, 4, 8], complete: 12,
     toReference: [diff('equivalent', 0, 0, 0), diff('effect', 0.0125, 0.0015, 0.0235), diff('effect', 0.03, 0.01, 0.05)] };

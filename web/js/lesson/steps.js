@@ -48,6 +48,12 @@ function interval(d, n) {
   return n > 1 ? `${f(d.mean)} nats (95% t-interval ${f(d.low)} to ${f(d.high)}, ${n} paired seeds)` : `${f(d.mean)} nats (one seed)`;
 }
 
+/** "√D = √64 = 8", or "√D = √48 ≈ 6.93" where the root is not whole @param {string} name @param {number} n */
+function root(name, n) {
+  const r = Math.sqrt(n);
+  return Number.isInteger(r) ? `√${name} = √${n} = ${r}` : `√${name} = √${n} ≈ ${r.toFixed(2)}`;
+}
+
 /** a reading from a paired difference: its answer, its evidence, and more seeds where it cannot tell */
 function pairedReading(d, n, what, seedsSetting) {
   const answer = threeWay(d);
@@ -122,13 +128,18 @@ export const STEPS = [
     id: 'scale', title: 'Scale by √d_h, not √D', panel: ['break'],
     run: 'Press “Train” in Break it below: canonical and scale_sqrt_d train on the same seeds.',
     settings: () => ({ variants: ['scale_sqrt_d'] }),
-    question: ({ state }) => `Divide the scores by √D = √64 = 8 instead of √d_h = √16 = 4 (H = 4). After ${state.bsteps} ` +
-      'steps, how does the validation loss compare with the canonical layer\'s?',
+    // the model Break it trains: the core's preset (its D and H are not the form's)
+    question: ({ state, core }) => {
+      const { dModel: D, nHeads: H } = core.constants().presets.break.settings;
+      return `Divide the scores by ${root('D', D)} instead of ${root('d_h', D / H)} (H = ${H}). After ${state.bsteps} ` +
+        'steps, how does the validation loss compare with the canonical layer\'s?';
+    },
     prediction: () => SAME_LOWER_HIGHER('√D', 'canonical'),
     read: ({ finding }) => variantReading(finding('break'), 'scale_sqrt_d'),
-    explanation: 'Dividing by √D instead of √d_h shrinks every score by a further √H = 2: the softmax starts flatter, so each ' +
-      'head attends more broadly and learns to focus more slowly. The model is the same size and can learn to undo the ' +
-      'factor through W_Q and W_K; how much the loss lags depends on the budget (docs/experiments.md, "Break it").',
+    explanation: 'Dividing by √D instead of √d_h shrinks every score by a further √H (2 at H = 4): the softmax starts ' +
+      'flatter, so each head attends more broadly and learns to focus more slowly. The model is the same size and can ' +
+      'learn to undo the factor through W_Q and W_K; how much the loss lags depends on the budget (docs/experiments.md, ' +
+      '"Break it").',
     concept: 'The scale keeps the scores of a d_h-dimensional dot product at unit variance: √d_h, the size of one head.',
     charts: ['b-charts'],
   },
