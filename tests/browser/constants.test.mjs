@@ -5,13 +5,7 @@
 //   node --test tests/browser/constants.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-
-const BUILD = new URL('../../public/build/', import.meta.url);
-const module = async () => {
-  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
-  return createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
-};
+import { pageModule as module } from './page_module.mjs';
 
 test('the settings table: one entry per key of the defaults, each with its kind, label, help and range', async () => {
   const c = (await module())._constants();

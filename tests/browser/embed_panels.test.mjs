@@ -11,10 +11,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pageModule } from './page_module.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-const BUILD = new URL('../../public/build/', import.meta.url);
 const TRAINING = 90_000;  // ms a short run may take on a loaded machine (waited for, never judged)
 // the panels' numbers, as the page's own headings and buttons give them
 const NUMBER = { reshape: 1, attention: 2, worked: 3, heads: 4, break: 5, inside: 6, induction: 7, params: 8 };
@@ -25,8 +25,7 @@ let model;
 // a model trained 5 steps in the page's own module and saved as the page saves it: settings(constants) gives its
 // settings, full whether the AdamW state goes with the weights
 async function makeModel(settings, text, full) {
-  const { default: createMha } = await import(new URL('mha.js', BUILD).href);
-  const mod = await createMha({ wasmBinary: readFileSync(new URL('mha.wasm', BUILD)) });
+  const mod = await pageModule();
   const run = new mod.Run();
   try {
     const facts = run._init(settings(mod._constants()), text, null);

@@ -1,5 +1,6 @@
-// The page's WebAssembly module under node, as a worker holds it (public/build: scripts/build page), and what the
-// memory tests make runs of: a training text, and the page's largest heads sizes (H = 64, D = 256, L = 4, T = 128).
+// The page's WebAssembly module under node, as a worker holds it (public/build: scripts/build page), for the tests
+// that call the core without a browser, and what the memory tests make runs of: a training text, and the page's
+// largest heads sizes (H = 64, D = 256, L = 4, T = 128).
 import { readFileSync } from 'node:fs';
 
 const BUILD = new URL('../../public/build/', import.meta.url);
