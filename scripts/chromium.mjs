@@ -70,6 +70,17 @@ export function afterNextFrame(page) {
 }
 
 /**
+ * The page's URL hash once the settings changed before this call are in it: the page writes them at most once per
+ * animation frame (web/js/main.js save), so a hash read at once may still be the one before the change.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<string>}
+ */
+export async function settledHash(page) {
+  await afterNextFrame(page);
+  return page.evaluate(() => location.hash);
+}
+
+/**
  * How many pixels of a canvas are not fully transparent: a chart or heatmap that drew nothing counts about 0.
  * @param {import('playwright-core').Locator} canvas
  * @returns {Promise<number>}

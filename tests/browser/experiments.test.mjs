@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { paintedPixels } from '../../scripts/chromium.mjs';
+import { paintedPixels, settledHash } from '../../scripts/chromium.mjs';
 import { pageSession } from './page_session.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -61,7 +61,7 @@ test('break it: canonical and two variants train to completion, with causality b
   assert.equal(await p.locator('#b-charts figure').first().locator('.u-legend .u-series').count(), 1 + 2 * 4 + 1);
   assert.ok(await paintedPixels(p.locator('#b-charts figure').first().locator('canvas')) > 3000);
   // the settings are in the URL
-  assert.match(await p.evaluate(() => location.hash), /variants=no_transpose_split%2Cno_transpose_merge/);
+  assert.match(await settledHash(p), /variants=no_transpose_split%2Cno_transpose_merge/);
 });
 
 test('break it: no variant picked is a sentence, and the choice round-trips through the URL', async () => {

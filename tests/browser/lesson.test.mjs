@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { settledHash } from '../../scripts/chromium.mjs';
 import { choicesOf as choices, judgedMark as mark, predict, STEP_RUNS as START, trainStep as train } from '../../scripts/lesson_walk.mjs';
 import { pageSession } from './page_session.mjs';
 
@@ -147,7 +148,7 @@ test('the whole lesson, twice: every judgement follows the runs, right and wrong
         assert.match(await p.textContent('.lesson-judgement'), /cannot decide it yet/);
         await p.screenshot({ path: join(OUTPUT, 'lesson-undecided-1280.png'), fullPage: false });
         await p.click('[data-action="more-seeds"]');
-        assert.match(await p.evaluate(() => location.hash), /seeds=2/);
+        assert.match(await settledHash(p), /seeds=2/);
         await train(p, id);
         m = await mark(p);
       }

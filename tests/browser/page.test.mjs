@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, watchPage } from '../../scripts/chromium.mjs';
+import { launchChromium, settledHash, watchPage } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
@@ -187,7 +187,7 @@ test('the panel switch shows one panel or both, and is kept in the hash', async 
   assert.equal(await page.locator('#panel-reshape').isHidden(), true);
   assert.equal(await page.locator('#panel-attention').isVisible(), true);
   assert.equal(await page.getAttribute('button[data-panel="attention"]', 'aria-pressed'), 'true');
-  assert.match(await page.evaluate(() => location.hash), /panel=attention/);
+  assert.match(await settledHash(page), /panel=attention/);
   await page.click('button[data-panel="all"]');
   assert.equal(await page.locator('#panel-reshape').isVisible(), true);
   await waitForHeatmaps(page, 4);
@@ -225,7 +225,7 @@ test('KV cache: four real models as presets with their sources, numbers worked o
     // MHA, one layer: W_Q 768², biases H·hs + 2·H_kv·hs + D = 4 · 768, per layer 4 · 768² + 4 · 768
     assert.deepEqual([mha[1], mha[5], mha[6]], ['589,824', '3,072', '2,362,368']);
     assert.match(mha[8], /301,989,888 bytes$/);  // 2·12·12·64·1024·8·2
-    assert.match(await p.evaluate(() => location.hash), /kvL=12.*kvBias=1/);
+    assert.match(await settledHash(p), /kvL=12.*kvBias=1/);
     await buttons.nth(3).click();  // Mistral-7B: 8 KV heads, the rolling buffer's 4,096 positions
     assert.match((await cells(1))[7], /^4 GiB\s*4,294,967,296 bytes$/);  // 2·32·8·128·4096·8·2
     assert.match(await p.locator('#k-source').textContent(), /rolling buffer/);
@@ -271,14 +271,14 @@ test('worked example: a cell the core cannot take is named next to its matrix, a
     assert.equal(await alert.textContent(),
       'X, the input, row t0, column c0: “1e30” is not used because it is beyond ±1,000,000, the largest the core takes; the steps below still use 1.000.');
     assert.equal(await steps(), before);
-    assert.doesNotMatch(await p.evaluate(() => location.hash), /wx=/);
+    assert.doesNotMatch(await settledHash(p), /wx=/);
     await cell.fill('');
     assert.match(await alert.textContent(), /“” is not used because the cell is empty;/);
     await cell.fill('2');
     assert.equal(await alert.isHidden(), true);
     assert.equal(await cell.getAttribute('aria-invalid'), 'false');
     assert.notEqual(await steps(), before);
-    assert.match(await p.evaluate(() => location.hash), /wx=2/);
+    assert.match(await settledHash(p), /wx=2/);
   } finally {
     await p.close();
   }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { paintedPixels } from '../../scripts/chromium.mjs';
+import { paintedPixels, settledHash } from '../../scripts/chromium.mjs';
 import { evalGrid } from '../../web/js/comparison.js';
 import { pageSession } from './page_session.mjs';
 
@@ -320,7 +320,7 @@ test('the head-size test: one click sets D = 128, H = 1 and 8, 4 seeds at 300 st
     assert.equal(await p.inputValue('#c-steps'), '300');
     assert.equal(await p.inputValue('#c-layers'), '2');  // the text's default model, as measured natively
     assert.equal(await p.inputValue('#c-seeds'), '4');
-    assert.match(await p.evaluate(() => location.hash), /heads=1%2C8|heads=1,8/);
+    assert.match(await settledHash(p), /heads=1%2C8|heads=1,8/);
     assert.equal(await p.locator('#c-runs .run-card').count(), 8);
     await p.click('#c-stop');
     // the later budget: 8 runs of 1,000 steps at D = 128, over two minutes here, so the page asks first
@@ -352,7 +352,7 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.equal(await p.inputValue('#c-steps'), '2000');
     assert.equal(await longer.getAttribute('aria-pressed'), 'true');
     assert.equal(await short.getAttribute('aria-pressed'), 'false');
-    assert.match(await p.evaluate(() => location.hash), /steps=2000/);
+    assert.match(await settledHash(p), /steps=2000/);
     assert.match(await help.textContent(), /^36 runs of 2,000 steps: about 18 min here/);  // 18 × 2000 × 1024 / 33300 = 1,107 s
     // over two minutes: Train asks first, in the page (a sandboxed frame may forbid dialogs); Cancel starts nothing
     await p.click('#c-start');
@@ -374,7 +374,7 @@ test('the budget presets: short is the core\'s default, longer sets 2,000 steps,
     assert.equal(await short.getAttribute('aria-pressed'), 'false');
     await short.click();
     assert.equal(await p.inputValue('#c-steps'), '300');
-    assert.doesNotMatch(await p.evaluate(() => location.hash), /steps=/);
+    assert.doesNotMatch(await settledHash(p), /steps=/);
   } finally {
     await p.close();
   }
