@@ -1002,6 +1002,11 @@ void softmax_causal_row(S* x, int n, int T, S scale) {
 // the same outputs (measured: docs/experiments.md, "Speed of the kernels").
 // The max is taken over the raw scores and then scaled: for scale > 0 rounding is monotonic, so
 // fl(max x · scale) = max fl(x · scale), the max of the scaled row, and the scaled scores need no store.
+// Every pass walks the batches in the outer loop and the R rows in the inner one, the normalisation and the zeros
+// above the diagonal too: the group's rows share their trip counts, so a head ends T/R such loops where a loop per
+// row ended T (each exit likely a mispredicted branch: the trip count changes from row to row). Faster than those
+// two passes row by row, in node and in the Chromium worker, the same bits (measured: docs/experiments.md, "Speed
+// of the kernels").
 template <class S, int R>
 inline void softmax_causal_group(S* x, int t0, int T, S scale, const ExpConstants<S>& c) {
     using batch = xsimd::batch<S>;
@@ -1034,12 +1039,16 @@ inline void softmax_causal_group(S* x, int t0, int T, S scale, const ExpConstant
         e.store_unaligned(xr);
         acc[r] += e;
     }
-    for (int r = 0; r < R; ++r) {
-        const batch iv(S(1) / xsimd::hadd(acc[r]));
-        S* xr = x + std::size_t(r) * T;
-        for (int s = 0; s <= last; s += W) (batch::load_unaligned(xr + s) * iv).store_unaligned(xr + s);
-        for (int z = last + W; z < T; z += W) batch(S(0)).store_unaligned(xr + z);
-    }
+    batch iv[R];
+    for (int r = 0; r < R; ++r) iv[r] = batch(S(1) / xsimd::hadd(acc[r]));
+    for (int s = 0; s <= last; s += W)
+        for (int r = 0; r < R; ++r) {
+            S* xr = x + std::size_t(r) * T + s;
+            (batch::load_unaligned(xr) * iv[r]).store_unaligned(xr);
+        }
+    const batch zero(S(0));
+    for (int z = last + W; z < T; z += W)
+        for (int r = 0; r < R; ++r) zero.store_unaligned(x + std::size_t(r) * T + z);
 }
 
 // a head's (T,T) scores: row t ← softmax_causal_row(x + t*T, t + 1, T, scale). When W divides T (and scale > 0,
@@ -1089,7 +1098,7 @@ void softmax_causal_row_backward(S* d, const S* att, int n, int T, S scale) {
 // R rows of a head's backward in lock-step, rows t0 .. t0+R-1, grouped as softmax_causal_group groups the forward
 // (R divides W, W divides T, t0 a multiple of R: the group's rows end in the same batch, from last = t0 - t0 % W).
 // Each row is softmax_causal_row_backward's operations in the same order, so the same bits; R rows' dot products
-// overlap their chains.
+// overlap their chains, and each pass runs batches outside and rows inside, as the forward group does.
 template <class S, int R>
 inline void softmax_causal_backward_group(S* d, const S* att, int t0, int T, S scale) {
     using batch = xsimd::batch<S>;
@@ -1109,16 +1118,19 @@ inline void softmax_causal_backward_group(S* d, const S* att, int t0, int T, S s
         acc[r] = xsimd::fma(batch::load_unaligned(att + at), xsimd::select(live, batch::load_unaligned(d + at), zero), acc[r]);
         dt[r] = batch(xsimd::hadd(acc[r]));
     }
+    for (int s = 0; s < last; s += W)
+        for (int r = 0; r < R; ++r) {
+            const std::size_t at = std::size_t(r) * T + s;
+            (sc * batch::load_unaligned(att + at) * (batch::load_unaligned(d + at) - dt[r])).store_unaligned(d + at);
+        }
     for (int r = 0; r < R; ++r) {
-        S* dr = d + std::size_t(r) * T;
-        const S* ar = att + std::size_t(r) * T;
-        for (int s = 0; s < last; s += W)
-            (sc * batch::load_unaligned(ar + s) * (batch::load_unaligned(dr + s) - dt[r])).store_unaligned(dr + s);
+        const std::size_t at = std::size_t(r) * T + last;
         const auto live = lanes_at < batch(S(t0 + r + 1 - last));
-        const batch g = sc * batch::load_unaligned(ar + last) * (batch::load_unaligned(dr + last) - dt[r]);
-        xsimd::select(live, g, zero).store_unaligned(dr + last);
-        for (int z = last + W; z < T; z += W) zero.store_unaligned(dr + z);
+        const batch g = sc * batch::load_unaligned(att + at) * (batch::load_unaligned(d + at) - dt[r]);
+        xsimd::select(live, g, zero).store_unaligned(d + at);
     }
+    for (int z = last + W; z < T; z += W)
+        for (int r = 0; r < R; ++r) zero.store_unaligned(d + std::size_t(r) * T + z);
 }
 
 // a head's (T,T): row t ← softmax_causal_row_backward(d + t*T, att + t*T, t + 1, T, scale); when W divides T in
