@@ -153,11 +153,14 @@ void broadcast_heads_backward(S* din, const S* dout, int B, int H, int T, int hs
 }
 
 // ---------------------------------------------------------------- scores, mask, softmax, mix
-// Asks the cache for n bytes from p ahead of their use (natively; a no-op in wasm, which has no prefetch): the next
-// head's (T,T) attention weights, which at H = 8 (2 MiB a layer for tiny-char) come from beyond the core's caches.
-// for_write: they are about to be overwritten. Natively at H = 8 it took the products that touch those weights
-// from 0.26–0.41 to 0.22–0.32 ms (q kᵀ) and 0.30–0.59 to 0.21–0.26 (dv); the step's gain is within this VM's noise
-// (6 of 8 interleaved pairs faster, medians 7.41 and 7.06 ms; measured: docs/experiments.md, "Speed of the kernels").
+// Asks the cache for n bytes from p ahead of their use: the next head's (T,T) attention weights, which at H = 8
+// (2 MiB a layer for tiny-char) come from beyond the core's caches. for_write: they are about to be overwritten.
+// Natively a prefetch per 64-byte line: at H = 8 it took the products that touch those weights from 0.26–0.41 to
+// 0.22–0.32 ms (q kᵀ) and 0.30–0.59 to 0.21–0.26 (dv); the step's gain is within this VM's noise (6 of 8
+// interleaved pairs faster, medians 7.41 and 7.06 ms). Wasm has no prefetch instruction, so there a load of one
+// byte every 128 (volatile, so that it is kept; its value is dropped) brings the lines in: in the Chromium worker
+// q kᵀ and dv got faster in all 10 interleaved pairs (profiled at H = 4), the step at H = 1, 4 and 8 in 8 of the 10;
+// a load every 64 bytes did no better (measured: docs/experiments.md, "Speed of the kernels").
 template <class S>
 inline void prefetch_bytes(const S* p, std::size_t n, bool for_write) {
 #if !defined(__EMSCRIPTEN__) && defined(__GNUC__)
@@ -168,6 +171,10 @@ inline void prefetch_bytes(const S* p, std::size_t n, bool for_write) {
         else
             __builtin_prefetch(c + i, 0, 3);
     }
+#elif defined(__EMSCRIPTEN__)
+    (void)for_write;
+    const volatile char* c = reinterpret_cast<const volatile char*>(p);
+    for (std::size_t i = 0; i < n; i += 128) (void)c[i];
 #else
     (void)p, (void)n, (void)for_write;
 #endif
