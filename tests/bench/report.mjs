@@ -50,7 +50,7 @@ const byKey = Object.fromEntries(PLATFORMS.map((p) => [p.key, p.data]));
 const NATIVES = ['native-avx512', 'native-avx2', 'native'];
 
 // targets stated for context (information only); the first three are issue 13's
-const TARGET_CHROMIUM_SHARE = 0.7;   // the Chromium worker's training step at >= 70% of its measured peak, H = 4
+const TARGET_CHROMIUM_SHARE = 0.7;   // the Chromium worker's training step at >= 70% of its measured peak, every H
 const TARGET_NATIVE_VS_TORCH = 2;    // native (the faster build) >= 2x PyTorch one-thread at every H
 const TARGET_CHROMIUM_RATIO = 2;     // Chromium within 2x of native, per training step
 const TARGET_MATMUL_SHARE = 0.5;     // each matmul shape at >= 50% of that platform's measured peak
@@ -455,16 +455,21 @@ if (page) {
 out('targets (information only; a miss does not fail the run)');
 const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT met]');
 {
-  // judged on the share against the ceiling of the step's own moment (see core/app/benchmark.cpp bench_training);
-  // the share against the run's best ceiling, measured in other seconds, is printed beside it
-  const t = findTraining(byKey.chromium, 'tiny-char H=4');
-  const share = t && (Number.isFinite(t.share_of_peak_beside) ? t.share_of_peak_beside : t.share_of_peak);
-  const ok = Number.isFinite(share) ? share >= TARGET_CHROMIUM_SHARE : null;
-  out(`  ${verdict(ok)} Chromium worker trains tiny-char H=4 at >= ${pct(TARGET_CHROMIUM_SHARE)} of its measured peak` +
-      `${ok === null ? ' (Chromium not run)' : Number.isFinite(t.share_of_peak_beside)
-        ? ` (${pct(share)} of the ceiling between its steps, ${num(t.peak_beside_gflops)} GFLOP/s;` +
-          ` ${pct(t.share_of_peak)} of the run's best, ${num(byKey.chromium.peak_gflops)})`
-        : ` (${num(t.gflops)} of ${num(byKey.chromium.peak_gflops)} GFLOP/s: ${pct(t.share_of_peak)})`}`);
+  // judged on the share against the ceiling of the step's own moment (see core/app/benchmark.cpp bench_training),
+  // at every H (issue 33; issue 13 asked it of H = 4), each H's share the median of its rounds; the share against
+  // the run's best ceiling, measured in other seconds, is printed beside it for the first round
+  const shareOf = (t) => (Number.isFinite(t?.share_of_peak_beside) ? t.share_of_peak_beside : t?.share_of_peak);
+  const perH = trainingKeys.filter((key) => key.startsWith('tiny-char ')).flatMap((key) => {
+    const xs = rounds.chromium.map((d) => shareOf(findTraining(d, key))).filter(Number.isFinite);
+    return xs.length ? [{ key, ...range(xs) }] : [];
+  });
+  const ok = perH.length ? perH.every(({ median }) => median >= TARGET_CHROMIUM_SHARE) : null;
+  const each = perH.map(({ key, median, min, max }) =>
+    `${short(key)} ${pct(median)}${lastRound > 1 ? ` [${pct(min)}–${pct(max)}]` : ''}`).join(', ');
+  const t4 = findTraining(byKey.chromium, 'tiny-char H=4');
+  out(`  ${verdict(ok)} Chromium worker trains tiny-char at >= ${pct(TARGET_CHROMIUM_SHARE)} of its measured peak at every H` +
+      `${ok === null ? ' (Chromium not run)' : ` (of the ceiling between its steps${lastRound > 1 ? `, the medians of ${lastRound} rounds [min–max]` : ''}: ${each}` +
+        `${t4 ? `; H=4 against the run's best, ${num(byKey.chromium.peak_gflops)} GFLOP/s: ${pct(t4.share_of_peak)}` : ''})`}`);
 }
 {
   // r = Chromium ms / PyTorch ms: <= 1 means at least as fast (over rounds: of the medians)
