@@ -28,6 +28,29 @@ async function violations(p) {
   return r.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} | ${n.failureSummary.replace(/\s+/g, ' ')}`));
 }
 
+// what the training panels say (status, error, runs) and the page's data- marks: a wait that timed out names them,
+// so that a run that never ended shows where it stood (on 2026-11-29 this test timed out once in a CI run, and once
+// more, on a 30 s wait, in 105 runs of it alone, idle, beside that CI run or beside two node trainings)
+async function panelStates(p) {
+  return p.evaluate(() => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
+    ...['c', 'b', 'n', 'i-prune'].map((k) => ['status', 'error', 'runs'].map((part) =>
+      `${k}-${part}: ${(document.getElementById(`${k}-${part}`)?.textContent?.trim() || '-').slice(0, 300)}`).join(' | '))].join('\n'));
+}
+
+/**
+ * waits for selector; on a timeout, throws with panelStates added to the message
+ * @param {import('playwright-core').Page} p
+ * @param {string} selector
+ * @param {number} [timeout] ms (the session's default when not given)
+ */
+async function waitSaying(p, selector, timeout) {
+  try {
+    await p.waitForSelector(selector, timeout ? { timeout } : undefined);
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : err}\n${await panelStates(p)}`);
+  }
+}
+
 for (const panel of PANELS) {
   test(`${panel}, embedded alone: no WCAG A/AA violation`, async () => {
     const p = await session.openPage(`?embed=1&panel=${panel}`);
@@ -45,14 +68,14 @@ test('the whole page with trained runs and a model looked inside: no WCAG A/AA v
     await p.click('#c-start');
     await p.click('#b-start');
     await p.click('#n-start');
-    await p.waitForSelector('html[data-comparison="done"][data-breakit="done"][data-induction="done"]', { timeout: 180_000 });
+    await waitSaying(p, 'html[data-comparison="done"][data-breakit="done"][data-induction="done"]', 180_000);
     // the first run is looked inside once it is done: its scores and head profiles are drawn
     await p.locator('#panel-inside').scrollIntoViewIfNeeded();
-    await p.waitForSelector('#i-scores tbody tr');
-    await p.waitForSelector('#i-profiles canvas, #i-profiles svg, #i-profiles figure');
+    await waitSaying(p, '#i-scores tbody tr');
+    await waitSaying(p, '#i-profiles canvas, #i-profiles svg, #i-profiles figure');
     // and its heads pruned, with the values as text unfolded
     await p.click('#i-prune');
-    await p.waitForSelector('html[data-pruning="1"]');
+    await waitSaying(p, 'html[data-pruning="1"]');
     await p.locator('#panel-inside .pruning summary').click();
     assert.deepEqual(await violations(p), []);
   } finally {
