@@ -80,6 +80,30 @@ export async function settledHash(page) {
   return page.evaluate(() => location.hash);
 }
 
+// the elements that say where the page's runs stand: each training panel's status, error and run list, and
+// "Look inside"'s pruning status and error
+const RUN_STATE_IDS = ['c', 'b', 'n'].flatMap((k) => [`${k}-status`, `${k}-error`, `${k}-runs`])
+  .concat(['i-prune-status', 'i-prune-error']);
+
+/**
+ * Waits for selector; on a timeout, throws with where the page's runs stood added to the message: the html data-
+ * marks and the text (its first 300 characters) of every element in RUN_STATE_IDS. For the waits on runs to end,
+ * which timed out in two CI runs of 2026-11-29 (an a11y and a lesson test).
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ * @param {number} [timeout] ms (the page's default when not given)
+ */
+export async function waitSayingRuns(page, selector, timeout) {
+  try {
+    await page.waitForSelector(selector, timeout ? { timeout } : undefined);
+  } catch (err) {
+    const said = await page.evaluate((ids) => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
+      ...ids.map((id) => `${id}: ${(document.getElementById(id)?.textContent?.trim() || '-').slice(0, 300)}`)].join('\n'),
+    RUN_STATE_IDS).catch((e) => `(the page could not be read: ${e})`);
+    throw new Error(`${err instanceof Error ? err.message : err}\n${said}`);
+  }
+}
+
 /**
  * How many pixels of a canvas are not fully transparent: a chart or heatmap that drew nothing counts about 0.
  * @param {import('playwright-core').Locator} canvas

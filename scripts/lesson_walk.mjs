@@ -2,6 +2,8 @@
 // runs in its panel, wait for the judgement. Shared by the browser test (tests/browser/lesson.test.mjs) and the
 // timing script (scripts/time_lesson.mjs).
 
+import { waitSayingRuns } from './chromium.mjs';
+
 /** per step that trains: its panel's start button and the html data- attribute that says its runs are done */
 export const STEP_RUNS = { scale: ['#b-start', 'breakit'], heads: ['#c-start', 'comparison'], offsets: ['#c-start', 'comparison'],
   inside: ['#c-start', 'comparison'], break: ['#b-start', 'breakit'], induction: ['#n-start', 'induction'] };
@@ -16,7 +18,7 @@ export async function trainStep(p, id) {
   await p.click(button);
   const go = p.locator('#c-confirm-go, #n-confirm-go').filter({ visible: true });
   if (await go.count()) await go.first().click();
-  await p.waitForSelector(`html[data-${done}="done"]`, { timeout: 60 * 60 * 1000 });
+  await waitSayingRuns(p, `html[data-${done}="done"]`, 60 * 60 * 1000);
   if (id !== 'inside') return;
   // Look inside prunes the H = 8 models just trained
   await p.click('#i-prune');
@@ -41,6 +43,6 @@ export async function predict(p, id, value) {
 
 /** The shown step's mark once judged: right, wrong or undecided. @param {import('playwright-core').Page} p */
 export async function judgedMark(p) {
-  await p.waitForSelector('.lesson-judgement:not([data-mark="waiting"])', { timeout: 10 * 60 * 1000 });
+  await waitSayingRuns(p, '.lesson-judgement:not([data-mark="waiting"])', 10 * 60 * 1000);
   return p.getAttribute('.lesson-judgement', 'data-mark');
 }

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { waitSayingRuns } from '../../scripts/chromium.mjs';
 import { pageSession } from './page_session.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -28,29 +29,6 @@ async function violations(p) {
   return r.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} | ${n.failureSummary.replace(/\s+/g, ' ')}`));
 }
 
-// what the training panels say (status, error, runs) and the page's data- marks: a wait that timed out names them,
-// so that a run that never ended shows where it stood (on 2026-11-29 this test timed out once in a CI run, and once
-// more, on a 30 s wait, in 105 runs of it alone, idle, beside that CI run or beside two node trainings)
-async function panelStates(p) {
-  return p.evaluate(() => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
-    ...['c', 'b', 'n', 'i-prune'].map((k) => ['status', 'error', 'runs'].map((part) =>
-      `${k}-${part}: ${(document.getElementById(`${k}-${part}`)?.textContent?.trim() || '-').slice(0, 300)}`).join(' | '))].join('\n'));
-}
-
-/**
- * waits for selector; on a timeout, throws with panelStates added to the message
- * @param {import('playwright-core').Page} p
- * @param {string} selector
- * @param {number} [timeout] ms (the session's default when not given)
- */
-async function waitSaying(p, selector, timeout) {
-  try {
-    await p.waitForSelector(selector, timeout ? { timeout } : undefined);
-  } catch (err) {
-    throw new Error(`${err instanceof Error ? err.message : err}\n${await panelStates(p)}`);
-  }
-}
-
 for (const panel of PANELS) {
   test(`${panel}, embedded alone: no WCAG A/AA violation`, async () => {
     const p = await session.openPage(`?embed=1&panel=${panel}`);
@@ -68,14 +46,14 @@ test('the whole page with trained runs and a model looked inside: no WCAG A/AA v
     await p.click('#c-start');
     await p.click('#b-start');
     await p.click('#n-start');
-    await waitSaying(p, 'html[data-comparison="done"][data-breakit="done"][data-induction="done"]', 180_000);
+    await waitSayingRuns(p, 'html[data-comparison="done"][data-breakit="done"][data-induction="done"]', 180_000);
     // the first run is looked inside once it is done: its scores and head profiles are drawn
     await p.locator('#panel-inside').scrollIntoViewIfNeeded();
-    await waitSaying(p, '#i-scores tbody tr');
-    await waitSaying(p, '#i-profiles canvas, #i-profiles svg, #i-profiles figure');
+    await waitSayingRuns(p, '#i-scores tbody tr');
+    await waitSayingRuns(p, '#i-profiles canvas, #i-profiles svg, #i-profiles figure');
     // and its heads pruned, with the values as text unfolded
     await p.click('#i-prune');
-    await waitSaying(p, 'html[data-pruning="1"]');
+    await waitSayingRuns(p, 'html[data-pruning="1"]');
     await p.locator('#panel-inside .pruning summary').click();
     assert.deepEqual(await violations(p), []);
   } finally {
