@@ -328,8 +328,10 @@ out();
 // runs made a minute apart then says more about the neighbour than about the code. So each ratio is given as the
 // ratio of the two platforms' medians over the rounds, which one slowed round cannot move far, and beside it the
 // range of the rounds' own pairs; the targets on ratios are judged on the medians.
-const msOver = (key, platform) => Array.from({ length: lastRound }, (_, r) =>
-  findTraining(platform ? rounds[platform][r] : fastestIn(r), key)?.ms_per_step).filter(Number.isFinite);
+/** a training row's figure in each round it has one (pick: of the row; platform: else the faster native build) */
+const overRounds = (key, platform, pick = (/** @type {any} */ t) => t?.ms_per_step) => Array.from({ length: lastRound },
+  (_, r) => pick(findTraining(platform ? rounds[platform][r] : fastestIn(r), key))).filter(Number.isFinite);
+const msOver = (key, platform) => overRounds(key, platform);
 /** @type {(other: string, base?: string) => {key: string, r: number, rs: number[]}[]} per training row: the ratio of
  * the medians over the rounds (other / base; base: the faster native build of each round), and each round's */
 const roundRatios = (other, base) => trainingKeys.flatMap((key) => {
@@ -460,7 +462,7 @@ const verdict = (ok) => (ok === null ? '[n/a]    ' : ok ? '[met]    ' : '[NOT me
   // the run's best ceiling, measured in other seconds, is printed beside it for the first round
   const shareOf = (t) => (Number.isFinite(t?.share_of_peak_beside) ? t.share_of_peak_beside : t?.share_of_peak);
   const perH = trainingKeys.filter((key) => key.startsWith('tiny-char ')).flatMap((key) => {
-    const xs = rounds.chromium.map((d) => shareOf(findTraining(d, key))).filter(Number.isFinite);
+    const xs = overRounds(key, 'chromium', shareOf);
     return xs.length ? [{ key, ...range(xs) }] : [];
   });
   const ok = perH.length ? perH.every(({ median }) => median >= TARGET_CHROMIUM_SHARE) : null;
