@@ -14,7 +14,8 @@ import { startServer } from '../../scripts/serve.mjs';
 
 /**
  * @typedef {{base: string, context: import('playwright-core').BrowserContext|null, consoleErrors: string[],
- *            foreignRequests: string[], openPage: (hash: string) => Promise<import('playwright-core').Page>,
+ *            foreignRequests: string[],
+ *            openPage: (hash: string, o?: {init?: () => void}) => Promise<import('playwright-core').Page>,
  *            openFramed: (src: string) => Promise<{p: import('playwright-core').Page,
  *                                                  frame: import('playwright-core').FrameLocator}>}} Session
  *   what pageSession() gives a test file
@@ -74,8 +75,10 @@ export function pageSession({ downloads = false, timeout = 20_000, viewport = { 
     await frame.locator('html[data-ready="true"]').waitFor();
     return { p, frame };
   };
-  session.openPage = async (hash) => {
+  // init: a script run in the page before its own (page.addInitScript), e.g. a slower browser's timing
+  session.openPage = async (hash, { init = null } = {}) => {
     const p = await session.context.newPage();
+    if (init) await p.addInitScript(init);
     watchPage(p, { errors: session.consoleErrors, foreign: session.foreignRequests });
     // a new page starts as in a fresh browser: without the runs earlier pages kept in IndexedDB (web/js/run_store.js;
     // a reload of the same page keeps them)

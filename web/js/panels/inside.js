@@ -53,6 +53,8 @@ export function setupInside(app) {
   const traceView = new HeadTraceView({ charts: { previous: $('i-tr-previous'), first: $('i-tr-first'), entropy: $('i-tr-entropy'),
     distance: $('i-tr-distance') }, profiles: $('i-profiles'), probe: $('i-trace-probe') }, t);
   let traceFrame = 0;
+  /** @type {import('../runs.js').Run | null} the run whose trace was drawn last */
+  let tracedRun = null;
   ui.thresholds.textContent = `Labels, first match wins: induction head if its induction score ≥ ${t.induction}; ` +
     `previous-token head if previous ≥ ${t.previous}; first-token head if first ≥ ${t.first}; ` +
     `broad if its entropy ≥ ${t.broad} × the uniform maximum; otherwise mixed.`;
@@ -111,6 +113,10 @@ export function setupInside(app) {
     const step = snapIndex < 0 ? run?.stepsDone : run?.snapshots[snapIndex]?.step;
     ui.stepOut.textContent = snapIndex < 0 ? `${step ?? 0} (latest${run?.status === 'running' ? ', training' : ''})` : `${step} (snapshot)`;
     ui.step.setAttribute('aria-valuetext', ui.stepOut.textContent);
+    // the trace is drawn as its measurements come, but not while the body is hidden: a run whose every trace came
+    // before the body first showed (a short run on a loaded machine, whose run list is drawn late), or a run chosen
+    // now, is drawn here
+    if (run !== tracedRun) drawTrace();
     pruning.onRunsChanged();
   }
 
@@ -125,6 +131,7 @@ export function setupInside(app) {
       traceFrame = 0;
       const run = current();
       if (!run?.facts || ui.body.hidden) return;
+      tracedRun = run;
       traceView.update({ traces: run.traces, text: taskRow(run.facts.task).text, at: snapIndex < 0 ? undefined : run.snapshots[snapIndex]?.step });
       document.documentElement.dataset.trace = String((Number(document.documentElement.dataset.trace) || 0) + 1);
     });
