@@ -80,14 +80,14 @@ export async function settledHash(page) {
   return page.evaluate(() => location.hash);
 }
 
-// the elements that say where the page's runs stand: each training panel's status, error and run list, and
-// "Look inside"'s pruning status and error
-const RUN_STATE_IDS = ['c', 'b', 'n'].flatMap((k) => [`${k}-status`, `${k}-error`, `${k}-runs`])
-  .concat(['i-prune-status', 'i-prune-error']);
+// the elements that say where the page's runs stand: each training panel's status, error and run list, "Look
+// inside"'s pruning status and error and its trace's caption, and the lesson's judgement (what it waits for)
+const RUN_STATE = ['c', 'b', 'n'].flatMap((k) => [`#${k}-status`, `#${k}-error`, `#${k}-runs`])
+  .concat(['#i-prune-status', '#i-prune-error', '#i-trace-probe', '.lesson-judgement']);
 
 /**
  * Waits for selector; on a timeout, throws with where the page's runs stood added to the message: the html data-
- * marks and the text (its first 300 characters) of every element in RUN_STATE_IDS. For the waits on runs to end,
+ * marks and the text (its first 300 characters) of every element in RUN_STATE. For the waits on runs to end,
  * which timed out in two CI runs of 2026-11-29 (an a11y and a lesson test).
  * @param {import('playwright-core').Page} page
  * @param {string} selector
@@ -97,9 +97,9 @@ export async function waitSayingRuns(page, selector, timeout) {
   try {
     await page.waitForSelector(selector, timeout ? { timeout } : undefined);
   } catch (err) {
-    const said = await page.evaluate((ids) => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
-      ...ids.map((id) => `${id}: ${(document.getElementById(id)?.textContent?.trim() || '-').slice(0, 300)}`)].join('\n'),
-    RUN_STATE_IDS).catch((e) => `(the page could not be read: ${e})`);
+    const said = await page.evaluate((selectors) => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
+      ...selectors.map((s) => `${s}: ${(document.querySelector(s)?.textContent?.trim() || '-').slice(0, 300)}`)].join('\n'),
+    RUN_STATE).catch((e) => `(the page could not be read: ${e})`);
     throw new Error(`${err instanceof Error ? err.message : err}\n${said}`);
   }
 }
