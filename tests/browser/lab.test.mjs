@@ -333,6 +333,31 @@ test('a worker that dies is reported and restarted from its last snapshot; the c
   }
 });
 
+test('a run set up ahead whose worker dies while it waits for a core still trains when a core frees', async () => {
+  // three runs on the machine's slots (2 here and in CI): the last is set up ahead and waits, its worker idle, while
+  // the first two train their 240 steps (not the 300 of the next test, whose run would be this one's, kept: the
+  // pages of this file share the browser's store)
+  const p = await openPage('#panel=heads&heads=1,2,4&steps=240&batch=4&context=32&seeds=1');
+  try {
+    await p.click('#c-start');
+    const key = await (await p.waitForFunction(() => {
+      const runs = globalThis.mhaDebug.runs();
+      const waiting = runs.find((r) => r.status === 'ready' && r.stepsDone === 0);
+      return waiting && runs.some((r) => r.status === 'running') ? waiting.key : false;
+    }, null, { polling: 20 })).jsonValue();
+    await p.evaluate((k) => globalThis.mhaDebug.crash(k), key);
+    await p.waitForFunction((k) => globalThis.mhaDebug.runs().find((r) => r.key === k).restarts === 1, key);
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 90_000 });
+    const run = await p.evaluate((k) => {
+      const r = globalThis.mhaDebug.runs().find((x) => x.key === k);
+      return { status: r.status, stepsDone: r.stepsDone, train: r.train.step.length };
+    }, key);
+    assert.deepEqual(run, { status: 'done', stepsDone: 240, train: 240 });
+  } finally {
+    await p.close();
+  }
+});
+
 test('a worker ended from outside is noticed by its silence and restarted from its last snapshot', async () => {
   // a worker the browser (or a user in the task manager) ends sends no error: the run must not say "Training" forever
   const p = await openPage('#panel=heads&heads=4&steps=300&batch=4&context=32&seeds=1');

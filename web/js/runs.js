@@ -308,7 +308,9 @@ export class Run {
       this.facts = r;
       this.stepsDone = r.stepsDone;
       if (this.status === 'restarting') {
-        this.status = this.stepsDone >= this.settings.steps ? 'done' : 'paused';
+        // a run that had not started (set up ahead, waiting for a core: comparison.js) is set up again, not paused:
+        // paused, nothing would start it but the user (seen: a comparison that never ended)
+        this.status = this.stepsDone >= this.settings.steps ? 'done' : this.timeline.startedAt ? 'paused' : 'ready';
         if (this.status === 'done') this.#sleepWhenIdle();
         this.#emit(RUN_EVENT.restarted, { fromStep: this.stepsDone });
         if (this.wantRunning && this.status !== 'done') this.start();
