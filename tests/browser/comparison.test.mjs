@@ -219,6 +219,17 @@ test('together: the planned runs start at once when every one is set up', () => 
   assert.deepEqual(made.map((r) => r.status), ['running', 'running']);
 });
 
+test('together: a run set up again after its worker died counts as set up (runs.js says restarted, not ready)', () => {
+  const { comp, made } = setup({ together: true });
+  comp.start({ entries: three(1).slice(0, 2), text: '', meta: {} });
+  made[1].ready();
+  made[0].status = 'restarting';
+  made[0].say(RUN_EVENT.died, { atStep: 0, reason: 'it crashed', fromStep: 0 });
+  made[0].status = 'ready';
+  made[0].say(RUN_EVENT.restarted, { fromStep: 0 });
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running']);
+});
+
 test('a new comparison disposes of the runs so far and tells the keeper to drop them; a died run leaves a note', () => {
   const { comp, made, kept } = setup();
   comp.start({ entries: three(), text: 'x', meta: { n: 1 } });
