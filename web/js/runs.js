@@ -309,7 +309,7 @@ export class Run {
       this.stepsDone = r.stepsDone;
       if (this.status === 'restarting') {
         // a run that had not started (set up ahead, waiting for a core: comparison.js) is set up again, not paused:
-        // paused, nothing would start it but the user (seen: a comparison that never ended)
+        // paused, nothing but the user would start it, and its comparison would never end (tests/browser/lab.test.mjs)
         this.status = this.stepsDone >= this.settings.steps ? 'done' : this.timeline.startedAt ? 'paused' : 'ready';
         if (this.status === 'done') this.#sleepWhenIdle();
         this.#emit(RUN_EVENT.restarted, { fromStep: this.stepsDone });
