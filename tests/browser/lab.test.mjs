@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, paintedPixels, serveOnePage, watchPage } from '../../scripts/chromium.mjs';
@@ -334,10 +334,10 @@ test('a worker that dies is reported and restarted from its last snapshot; the c
 });
 
 test('a run set up ahead whose worker dies while it waits for a core still trains when a core frees', async () => {
-  // three runs on the machine's slots (2 here and in CI): the last is set up ahead and waits, its worker idle, while
-  // the first two train their 240 steps (not the 300 of the next test, whose run would be this one's, kept: the
-  // pages of this file share the browser's store)
-  const p = await openPage('#panel=heads&heads=1,2,4&steps=240&batch=4&context=32&seeds=1');
+  // a run more than the page has slots (one per core: 2 here and in CI): the last is set up ahead and waits, its
+  // worker idle, while the others train their 240 steps (not the 300 of the next test, whose run would be this one's,
+  // kept: the pages of this file share the browser's store)
+  const p = await openPage(`#panel=heads&heads=4&steps=240&batch=4&context=32&seeds=${Math.min(16, cpus().length + 1)}`);
   try {
     await p.click('#c-start');
     const key = await (await p.waitForFunction(() => {
