@@ -93,6 +93,28 @@ test('finished runs let their workers go when idle, and come back with the same 
   assert.deepEqual(foreignRequests, []);
 });
 
+// a new comparison disposes of the runs before it: a look inside (or pruning) asked of one just before stayed
+// unanswered, and the panel that asked waited for it for good (Look inside's maps no longer followed any run)
+test('a request to a run disposed of meanwhile is answered, not left waiting', async () => {
+  const p = await openPage('#panel=heads&steps=2000&batch=4&context=32&layers=2&seeds=1&heads=4');
+  try {
+    await p.click('#c-start');
+    await p.waitForFunction(() => globalThis.mhaDebug.runs()[0]?.status === 'running');
+    const answers = await p.evaluate(async () => {
+      const run = globalThis.mhaDebug.runs()[0], worker = run.worker;
+      const asked = [run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }), run.pruneHeads()];
+      run.dispose();
+      asked.push(run.requestSnapshot(true));  // and one asked after: answered at once, no worker started for it
+      const noAnswer = new Promise((resolve) => setTimeout(resolve, 10_000, { ok: 'no answer' }));
+      const said = (await Promise.all(asked.map((a) => Promise.race([a, noAnswer])))).map((a) => [a.ok, a.error]);
+      return { said, sameWorker: run.worker === worker };
+    });
+    assert.deepEqual(answers, { said: Array(3).fill([false, 'The worker stopped.']), sameWorker: true });
+  } finally {
+    await p.close();
+  }
+});
+
 test('a sleeping run whose worker cannot start again says why to every request made meanwhile', async () => {
   const p = await openPage(`#${TINY}`);
   try {

@@ -180,6 +180,7 @@ export class Run {
     /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
     this.waking = null;
     this.wakeDone = null;
+    this.disposed = false;    // dispose() was called: the run is gone from its panel
     if (saved) this.#takeSaved(saved);
     // a run taken back from the store holds its measurements already: its worker makes none (known)
     if (saved?.status === 'done' && saved.facts) this.#restAsleep();
@@ -293,6 +294,7 @@ export class Run {
       clearTimeout(timeout);
       if (w !== this.worker) return;
       if (this.wakeDone) return this.#woken(r);
+      if (this.disposed) return;  // disposed of while it set up (dispose answered its init): nothing more to say
       if (!r.ok) return this.#fail(r.error);
       this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
@@ -450,6 +452,7 @@ export class Run {
   // first gets a worker again, and a request made while that worker sets up waits for it too: should it not start,
   // each says why
   #request(type, payload, transfer = []) {
+    if (this.disposed) return Promise.resolve({ ok: false, error: 'The worker stopped.' });
     if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
@@ -581,10 +584,15 @@ export class Run {
     if (this.worker) toWorker(this.worker, TO_WORKER.crash);
   }
 
-  /** Stops the worker for good. */
+  /**
+   * Stops the worker for good. A request still unanswered, or made later, is answered {ok: false}: its asker would
+   * wait for ever (Look inside asks one look at a time).
+   */
   dispose() {
     this.status = 'failed';
+    this.disposed = true;
     this.worker?.terminate();
+    this.#dropPending();
     clearInterval(this.watchdog);
     clearTimeout(this.idleTimer);
   }

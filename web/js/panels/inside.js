@@ -160,9 +160,9 @@ export function setupInside(app) {
       result = { ...r, valBase: r.valBase ?? result?.valBase, valModified: r.valModified ?? result?.valModified, stale: !withLoss };
       showError('');
       draw(run);
-    } else {
+    } else if (run === current()) {
       showError(app.readable(r.error));
-    }
+    }  // else the run looked at went meanwhile (a new comparison replaced it): its error is not the chosen run's
     if (again) {
       const loss = again === 'loss';
       again = false;
