@@ -87,8 +87,10 @@ const RUN_STATE = ['c', 'b', 'n'].flatMap((k) => [`#${k}-status`, `#${k}-error`,
 
 /**
  * Waits for selector; on a timeout, throws with where the page's runs stood added to the message: the html data-
- * marks and the text (its first 300 characters) of every element in RUN_STATE. For the waits on runs to end,
- * which timed out in two CI runs of 2026-11-29 (an a11y and a lesson test).
+ * marks and the text (its first 300 characters) of every element in RUN_STATE, as last drawn, and every run of
+ * the training panels as it is (mhaDebug: key, status, steps done, restarts, whether it has a worker), with the
+ * page's visibility (a hidden page draws nothing). For the waits on runs to end, which timed out in two CI runs
+ * of 2026-11-29 (an a11y and a lesson test).
  * @param {import('playwright-core').Page} page
  * @param {string} selector
  * @param {number} [timeout] ms (the page's default when not given)
@@ -97,9 +99,15 @@ export async function waitSayingRuns(page, selector, timeout) {
   try {
     await page.waitForSelector(selector, timeout ? { timeout } : undefined);
   } catch (err) {
-    const said = await page.evaluate((selectors) => [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`,
-      ...selectors.map((s) => `${s}: ${(document.querySelector(s)?.textContent?.trim() || '-').slice(0, 300)}`)].join('\n'),
-    RUN_STATE).catch((e) => `(the page could not be read: ${e})`);
+    const said = await page.evaluate((selectors) => {
+      const debug = /** @type {any} */ (globalThis).mhaDebug;
+      const runs = (list) => list.map((r) => `${r.key} ${r.status} ${r.stepsDone}/${r.settings.steps} restarts ${r.restarts}` +
+        `${r.awake ? '' : ' asleep'}`).join('; ') || '-';
+      return [`html: ${JSON.stringify({ ...document.documentElement.dataset })}`, `visibility: ${document.visibilityState}`,
+        ...selectors.map((s) => `${s}: ${(document.querySelector(s)?.textContent?.trim() || '-').slice(0, 300)}`),
+        ...(debug ? [`runs: ${runs(debug.runs())}`, `break runs: ${runs(debug.breakRuns())}`,
+          `induction runs: ${runs(debug.inductionRuns())}`] : [])].join('\n');
+    }, RUN_STATE).catch((e) => `(the page could not be read: ${e})`);
     throw new Error(`${err instanceof Error ? err.message : err}\n${said}`);
   }
 }
