@@ -136,8 +136,8 @@ function lateTimers() {
   window.setTimeout = (callback, ms = 0, ...args) => setTimer(callback, ms < 50 ? ms + 400 : ms, ...args);
 }
 
-// In a CI run (2026-11-29) the profiles of a six-step run never appeared: its every trace had come while the panel's
-// body was still hidden (the run list, which shows it, is drawn on a timer), and nothing drew the trace after that.
+// Seen on 2026-11-29 in the a11y test beside an ASan build: the profiles of a six-step run never appeared, its every
+// trace having come while the panel's body was still hidden (the run list, which shows it, is drawn on a timer).
 test('a run whose every trace comes before the panel shows: its profiles are drawn all the same', async () => {
   const p = await openPage('#panel=heads,inside&heads=2&layers=1&steps=6&batch=2&context=16&seeds=1&irun=2', { init: lateTimers });
   await p.click('#c-start');
