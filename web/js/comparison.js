@@ -269,10 +269,8 @@ export class Comparison {
   #heard(e) {
     if (streams(e.type)) return this.panelEvent(e);
     const entry = e.run ? this.plan.find((p) => p.run === e.run) : null;
-    // set up: by its first worker, or by a new one after the first died before it trained (runs.js: restarted)
-    const setUp = e.type === RUN_EVENT.ready || (e.type === RUN_EVENT.restarted && e.run.status === 'ready');
-    if (entry && setUp && this.stopped) e.run.stop();
-    else if (entry && setUp && this.together && !this.held) this.#startTogether();
+    if (entry && e.type === RUN_EVENT.ready && this.stopped) e.run.stop();
+    else if (entry && e.type === RUN_EVENT.ready && this.together && !this.held) this.#startTogether();
     if (entry && e.type === RUN_EVENT.died) {
       this.note = `The worker of ${e.run.label} stopped unexpectedly at step ${e.atStep} (${e.reason}). ` +
         `It was restarted from its snapshot at step ${e.fromStep}; the curves so far are kept.`;

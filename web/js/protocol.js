@@ -169,11 +169,11 @@ export function fromWorker(scope, type, fields = {}, transfer = []) {
 // state: a panel redraws for it at its own pace, and a comparison need not look at its slots); false when the run's
 // state may have changed (set up, ended, failed, blew up, restarted), which a comparison acts on at once.
 const RUN_EVENT_STREAMS = {
-  ready: false,        // the worker is set up: run.facts
+  ready: false,        // the worker is set up: run.facts (also a new one of a run whose worker died before it trained)
   status: false,       // started or paused from the page
   restored: false,     // back at the last good snapshot after a blow-up: {fromStep}
   died: false,         // the worker crashed: {reason, atStep, fromStep}; a new one starts from that snapshot
-  restarted: false,    // the new worker is set up: {fromStep}
+  restarted: false,    // the new worker of a run that had trained is set up: {fromStep}
   failed: false,       // {error}: the run failed for good (run.status 'failed'), or one task of its worker did
   progress: true,
   val: true,

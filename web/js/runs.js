@@ -309,14 +309,15 @@ export class Run {
       }
       this.facts = r;
       this.stepsDone = r.stepsDone;
-      if (this.status === 'restarting') {
-        // a run that had not started (set up ahead, waiting for a core: comparison.js) is set up again, not paused:
-        // paused, nothing but the user would start it, and its comparison would never end (tests/browser/lab.test.mjs)
-        this.status = this.stepsDone >= this.settings.steps ? 'done' : this.timeline.startedAt ? 'paused' : 'ready';
+      if (this.status === 'restarting' && this.timeline.startedAt) {
+        this.status = this.stepsDone >= this.settings.steps ? 'done' : 'paused';
         if (this.status === 'done') this.#sleepWhenIdle();
         this.#emit(RUN_EVENT.restarted, { fromStep: this.stepsDone });
         if (this.wantRunning && this.status !== 'done') this.start();
       } else {
+        // set up by its first worker, or, for a run that had not started (set up ahead, waiting for a core:
+        // comparison.js), by a new one after the first died: ready to start either way (paused, nothing but the user
+        // would start it, and its comparison would never end: tests/browser/lab.test.mjs)
         this.status = r.stepsDone >= r.steps ? 'done' : 'ready';
         this.#emit(RUN_EVENT.ready);
       }
