@@ -331,7 +331,6 @@ out();
 /** a training row's figure in each round it has one (pick: of the row; platform: else the faster native build) */
 const overRounds = (key, platform, pick = (/** @type {any} */ t) => t?.ms_per_step) => Array.from({ length: lastRound },
   (_, r) => pick(findTraining(platform ? rounds[platform][r] : fastestIn(r), key))).filter(Number.isFinite);
-const msOver = (key, platform) => overRounds(key, platform);
 /** @type {(other: string, base?: string) => {key: string, r: number, rs: number[]}[]} per training row: the ratio of
  * the medians over the rounds (other / base; base: the faster native build of each round), and each round's */
 const roundRatios = (other, base) => trainingKeys.flatMap((key) => {
@@ -340,14 +339,14 @@ const roundRatios = (other, base) => trainingKeys.flatMap((key) => {
     const b = findTraining(d, key);
     return a && b ? [b.ms_per_step / a.ms_per_step] : [];
   });
-  return rs.length ? [{ key, r: range(msOver(key, other)).median / range(msOver(key, base)).median, rs }] : [];
+  return rs.length ? [{ key, r: range(overRounds(key, other)).median / range(overRounds(key, base)).median, rs }] : [];
 });
 if (lastRound > 1) {
   out(`over ${lastRound} rounds (scripts/bench --rounds ${lastRound}: every platform once per round, one after another), ` +
       'ms/step: the median of the rounds [min–max]');
   for (const key of trainingKeys) {
     out(row(`  ${key}`, cols.map((p) => {
-      const xs = msOver(key, p.key);
+      const xs = overRounds(key, p.key);
       if (!xs.length) return dash;
       const { min, median, max } = range(xs);
       return `${ms(median)} [${ms(min)}–${ms(max)}]`;
