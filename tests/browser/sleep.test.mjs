@@ -115,6 +115,28 @@ test('a request to a run disposed of meanwhile is answered, not left waiting', a
   }
 });
 
+test('a run that failed for good answers a request at once', async () => {
+  const p = await openPage(`#${TINY}`);
+  try {
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const r = await p.evaluate(async () => {
+      const { Run } = await import(new URL('build/js/runs.js', location.href).href);
+      // the page's own run settings on an empty text: the worker refuses to set the run up, and it fails for good
+      const settings = globalThis.mhaDebug.runs()[0].settings;
+      const run = await new Promise((resolve) => {
+        const made = new Run({ key: 'x', label: 'x', settings, text: '', onEvent: (e) => e.type === 'failed' && resolve(made) });
+      });
+      const noAnswer = new Promise((resolve) => setTimeout(resolve, 10_000, { ok: 'no answer' }));
+      const a = await Promise.race([run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }), noAnswer]);
+      return { status: run.status, said: run.error.length > 0, answer: [a.ok, a.error] };
+    });
+    assert.deepEqual(r, { status: 'failed', said: true, answer: [false, 'The worker stopped.'] });
+  } finally {
+    await p.close();
+  }
+});
+
 test('a sleeping run whose worker cannot start again says why to every request made meanwhile', async () => {
   const p = await openPage(`#${TINY}`);
   try {

@@ -180,7 +180,6 @@ export class Run {
     /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
     this.waking = null;
     this.wakeDone = null;
-    this.disposed = false;    // dispose() was called: the run is gone from its panel
     if (saved) this.#takeSaved(saved);
     // a run taken back from the store holds its measurements already: its worker makes none (known)
     if (saved?.status === 'done' && saved.facts) this.#restAsleep();
@@ -294,7 +293,7 @@ export class Run {
       clearTimeout(timeout);
       if (w !== this.worker) return;
       if (this.wakeDone) return this.#woken(r);
-      if (this.disposed) return;  // disposed of while it set up (dispose answered its init): nothing more to say
+      if (this.status === 'failed') return;  // ended for good while it set up (its init answered by #dropPending)
       if (!r.ok) return this.#fail(r.error);
       this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
@@ -346,10 +345,12 @@ export class Run {
     this.#spawn(from.bytes, false);
   }
 
+  // the run ends for good (its worker with it): whatever it was asked is answered, and what it is asked later (#request)
   #fail(error) {
     this.status = 'failed';
     this.error = error;
     this.worker?.terminate();
+    this.#dropPending();
     this.#emit(RUN_EVENT.failed, { error });
   }
 
@@ -451,9 +452,9 @@ export class Run {
 
   // sends a message that the worker answers (one with an id); resolves with its reply ({ok, ...}). A sleeping run
   // first gets a worker again, and a request made while that worker sets up waits for it too: should it not start,
-  // each says why
+  // each says why. A run ended for good (failed, or disposed of) answers at once that its worker stopped
   #request(type, payload, transfer = []) {
-    if (this.disposed) return Promise.resolve({ ok: false, error: 'The worker stopped.' });
+    if (this.status === 'failed') return Promise.resolve({ ok: false, error: 'The worker stopped.' });
     if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
@@ -586,12 +587,11 @@ export class Run {
   }
 
   /**
-   * Stops the worker for good. A request still unanswered, or made later, is answered {ok: false}: its asker would
-   * wait for ever (Look inside asks one look at a time).
+   * Stops the worker for good. A request still unanswered, or made later, is answered {ok: false}, as a failed run's
+   * are: its asker would wait for ever (Look inside asks one look at a time).
    */
   dispose() {
     this.status = 'failed';
-    this.disposed = true;
     this.worker?.terminate();
     this.#dropPending();
     clearInterval(this.watchdog);
