@@ -9,8 +9,10 @@
 //     cores; "Train anyway" when the page asks first, as it does before a first run of over two minutes): the wall
 //     time from the click to the verdict, and what it is made of: each run's timeline (set up, started, ended), its
 //     worker's milliseconds by part (web/js/costs.js: module, init, train, evaluate, trace, snapshot, ...), its
-//     steps and the flops of each (the core's figure), and the main thread's busy time (the DevTools protocol's
-//     Performance metrics, and the page's own tally: receiving, drawing, saving). tests/bench/page_efficiency.mjs
+//     steps and the flops of each (the core's figure), the main thread's busy time (the DevTools protocol's
+//     Performance metrics, and the page's own tally: receiving, drawing, saving), and where the machine's cores went
+//     (Linux's /proc, scripts/proc_cpu.mjs: the workers, the main thread, Chromium's other threads, the other
+//     processes, idle). tests/bench/page_efficiency.mjs
 //     turns them into the page table of scripts/bench (page efficiency, machine limit, breakdown);
 //   - for the heads comparison also the memory of a training worker: its wasm memory (the module's own report) and
 //     its JS heap (Runtime.getHeapUsage over the DevTools protocol), the largest sampled every few seconds (in a
@@ -27,6 +29,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { launchChromium, watchPage } from './chromium.mjs';
+import { cpuReading, cpuSeconds } from './proc_cpu.mjs';
 import { startServer } from './serve.mjs';
 import { IDLE_MS } from '../web/js/runs.js';
 
@@ -144,6 +147,7 @@ async function experiment(base, exp) {
     const mainThread = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics
       .filter((m) => /Duration$/.test(m.name)).map((m) => [m.name, m.value]));
     const before = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
+    const cpuBefore = cpuReading();
     const t0 = Date.now();
     const clickAt = await page.evaluate(() => performance.now());
     await page.click(exp.start);
@@ -171,6 +175,7 @@ async function experiment(base, exp) {
     }
     const verdictAt = await page.evaluate(() => performance.now());
     const wallS = (Date.now() - t0) / 1000;
+    const cpu = cpuSeconds(cpuBefore, cpuReading());
     const after = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
     const runs = await page.evaluate((list) => globalThis.mhaDebug[list]().map((r) => ({
       key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
@@ -194,6 +199,9 @@ async function experiment(base, exp) {
       main_thread_s: delta(before.metrics, after.metrics),
       // milliseconds of the page's own tally: receiving the workers' messages, drawing, saving runs
       page_ms: delta(before.costs, after.costs),
+      // CPU seconds over the same span, from /proc (scripts/proc_cpu.mjs): Chromium's threads by role, the other
+      // processes, idle and stolen; null off Linux
+      cpu_s: cpu,
       runs: runs.map((r) => ({ ...r, tokens_per_s: r.train_s > 0 ? (r.trained * r.batch * r.context) / r.train_s : null })),
       worker_memory: exp.heaps ? {
         wasm_bytes_max: Math.max(...runs.map((r) => r.wasm_memory_bytes)),

@@ -113,6 +113,34 @@ export function pageEfficiency(e, ceilingGflops) {
 }
 
 /**
+ * the roles of cpuShares, in the order the report gives them: [key, label, the keys of scripts/proc_cpu.mjs it sums]
+ * @type {ReadonlyArray<[string, string, string[]]>}
+ */
+export const CPU_ROLES = [
+  ['workers', "the page's workers", ['workers']],
+  ['main', 'its main thread', ['main']],
+  ['renderer', "the renderer's other threads", ['renderer']],
+  ['browser', "Chromium's browser process", ['browser']],
+  ['gpu', 'its GPU and utility processes', ['gpu', 'utility']],
+  ['others', 'other processes', ['other_processes']],
+  ['idle', 'idle', ['idle']],
+  ['steal', "taken by the VM's host", ['steal']],
+];
+
+/**
+ * Where the machine's cores went over an experiment, as shares of all its CPU seconds then (cores × the span, as
+ * /proc counted them): scripts/proc_cpu.mjs's seconds by role, grouped as CPU_ROLES. null when not measured.
+ * @param {{cpu_s?: Record<string, number>|null}} e
+ * @returns {Record<string, number>|null}
+ */
+export function cpuShares(e) {
+  if (!e.cpu_s) return null;
+  const total = sum(Object.values(e.cpu_s));
+  if (!(total > 0)) return null;
+  return Object.fromEntries(CPU_ROLES.map(([key, , keys]) => [key, sum(keys.map((k) => e.cpu_s?.[k] ?? 0)) / total]));
+}
+
+/**
  * The range of a figure over repeated measurements: min, median, max.
  * @param {number[]} xs
  * @returns {{min: number, median: number, max: number, n: number}}

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { pageEfficiency, PARTS, range } from './page_efficiency.mjs';
+import { CPU_ROLES, cpuShares, pageEfficiency, PARTS, range } from './page_efficiency.mjs';
 
 // ---------------------------------------------------------------- arguments and inputs
 const argv = process.argv.slice(2);
@@ -425,7 +425,9 @@ if (page) {
       over(effs, (f) => f.overLimit, 2), over(effs, (f) => f.mainThread)]));
     if (!effs.every((f) => f.complete)) out('      some runs did not end with their figures: the breakdown leaves them out');
   }
-  out('    where the wall time goes, seconds per slot (each part summed over the runs / the slots; they add up to the wall):');
+  out('    where the wall time goes, seconds per slot (each part summed over the runs / the slots; they add up to the wall);');
+  out("    the cores over it: every thread's CPU time over the span (Linux's /proc: scripts/proc_cpu.mjs) as a share of the cores × wall;");
+  out("    the renderer's other threads compile (the module's optimising tier, the workers' JavaScript), rasterise, collect garbage");
   for (const [name, list] of experiments) {
     const effs = efficiencies.get(name);
     const parts = PARTS.map(([key, label]) => ({ label, r: range(effs.map((f) => f.parts[key])) })).filter((p) => Math.abs(p.r.median) >= 0.05);
@@ -436,6 +438,13 @@ if (page) {
     const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
       `drawing ${num(tally('draw'))}, saving ${num(tally('store'))}`);
+    const shares = list.map(cpuShares).filter((x) => x !== null);
+    if (shares.length) {
+      const roles = CPU_ROLES.map(([key, label]) => ({ label, r: range(shares.map((x) => x[key])) })).filter((p) => p.r.median >= 0.0005);
+      // another process's share of the cores is taken from the page's: its figures are then not the page's alone
+      const busy = range(shares.map((x) => x.others)).median >= 0.05 ? '; the machine was not idle' : '';
+      out(`        the cores over it: ${roles.map((p) => `${p.label} ${(100 * p.r.median).toFixed(1)}%`).join(', ')}${busy}`);
+    }
   }
   const heads = experiments.get('heads')?.[0];
   if (heads?.workers) {

@@ -2,7 +2,7 @@
 // two slots, three runs, the third queued behind the first. Node only, no browser.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pageEfficiency, PARTS, range, scheduleBound } from '../bench/page_efficiency.mjs';
+import { cpuShares, pageEfficiency, PARTS, range, scheduleBound } from '../bench/page_efficiency.mjs';
 
 // times in ms on the page's clock; the click at 1000, the verdict at 11000: a wall of 10 s
 const run = (created, ready, started, done, spent) => ({ steps: 100, trained: 100, step_flops: 1e9, created_ms: created,
@@ -104,4 +104,19 @@ test('the best schedule is of the runs\' training times; of best is it over the 
 test('range: min, median and max over repeats, ignoring what was not measured', () => {
   assert.deepEqual(range([3, 1, NaN, 2]), { min: 1, median: 2, max: 3, n: 3 });
   assert.deepEqual(range([4, 1, 2, 3]), { min: 1, median: 2.5, max: 4, n: 4 });
+});
+
+test('cpuShares: each role over all the CPU seconds of the span, the GPU and utility processes together', () => {
+  // 2 cores over 10 s as /proc counted them: 20 core-seconds
+  const cpu_s = { workers: 16, main: 1, renderer: 0.6, browser: 0.3, gpu: 0.08, utility: 0.02, other_processes: 0.5,
+    idle: 1.4, steal: 0.1 };
+  const shares = cpuShares({ cpu_s });
+  assert.ok(shares);
+  const expected = { workers: 0.8, main: 0.05, renderer: 0.03, browser: 0.015, gpu: 0.005, others: 0.025, idle: 0.07, steal: 0.005 };
+  for (const [key, share] of Object.entries(expected)) assert.ok(Math.abs(shares[key] - share) < 1e-12, `${key}: ${shares[key]}`);
+  assert.deepEqual(Object.keys(shares), Object.keys(expected));
+  // not measured (no /proc), or nothing counted
+  assert.equal(cpuShares({ cpu_s: null }), null);
+  assert.equal(cpuShares({}), null);
+  assert.equal(cpuShares({ cpu_s: { workers: 0, idle: 0 } }), null);
 });
