@@ -444,6 +444,11 @@ if (page) {
       // another process's share of the cores is taken from the page's: its figures are then not the page's alone
       const busy = range(shares.map((x) => x.others)).median >= 0.05 ? '; the machine was not idle' : '';
       out(`        the cores over it: ${roles.map((p) => `${p.label} ${(100 * p.r.median).toFixed(1)}%`).join(', ')}${busy}`);
+      // the workers' own clocks run on while another thread has their core: the difference is time spent waiting
+      const cpu = range(list.map((e) => e.cpu_s?.workers ?? NaN)).median;
+      const clocks = range(effs.map((f) => f.workersBusy)).median;
+      out(`        the workers' CPU time ${num(cpu)} s against ${num(clocks)} s busy by their own clocks (all parts, all runs): ` +
+        `${num(clocks - cpu)} s of it waiting for a core`);
     }
   }
   const heads = experiments.get('heads')?.[0];

@@ -45,6 +45,7 @@ test('efficiency is pure training over the wall; the limit is the flops at the c
   assert.ok(Math.abs(f.limit - 300 / (2 * 50)) < 1e-12);  // 3 s
   assert.ok(Math.abs(f.overLimit - 10.2 / 3) < 1e-12);
   assert.equal(f.mainThread, 1.5);
+  assert.ok(Math.abs(f.workersBusy - (6 + 6.5 + 1.8)) < 1e-12);  // every part of every run, not per slot
   assert.equal(f.complete, true);
 });
 
