@@ -544,9 +544,11 @@ if (page) {
   for (const [name, list] of experiments) {
     const eff = median(name, (f) => f.efficiency);
     const ofBest = median(name, (f) => f.ofBest);
+    // the cores left idle (/proc): where they are many, the runs' unequal lengths are the cause, not the page
+    const idle = range(list.map(cpuShares).filter((x) => x !== null).map((x) => x.idle)).median;
     out(`  ${judged(eff >= TARGET_PAGE_EFFICIENCY)} page efficiency >= ${pct(TARGET_PAGE_EFFICIENCY)}: ${list[0].title ?? name} ` +
-      `${Number.isFinite(eff) ? pct(eff) : dash}${Number.isFinite(ofBest) ? ` (${pct(ofBest)} of its runs' best schedule)` : ''}` +
-      `${defaults ? '' : quickNote}`);
+      `${Number.isFinite(eff) ? pct(eff) : dash}${Number.isFinite(ofBest) ? ` (${pct(ofBest)} of its runs' best schedule` +
+      `${Number.isFinite(idle) ? `; the cores ${pct(idle)} idle` : ''})` : ''}${defaults ? '' : quickNote}`);
   }
   if (experiments.has('heads')) {
     const r = median('heads', (f) => f.overLimit);
