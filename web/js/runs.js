@@ -35,6 +35,10 @@ const SETTINGS = {
 // how long a finished run keeps its worker without a request (Run.sleep): what the sleep test and the bench wait out
 export const IDLE_MS = SETTINGS.idleMs;
 
+// the answer to a request its worker will not give: the run ended for good, or its worker went meanwhile (a new
+// object each time: its asker owns it)
+const stopped = () => ({ ok: false, error: 'The worker stopped.' });
+
 /**
  * Thins a run's scrubbing snapshots to at most max: the first and the last stay, and while there are too many, the
  * snapshot in between whose neighbours are closest goes (the one the slider misses least). However long a run
@@ -345,13 +349,19 @@ export class Run {
     this.#spawn(from.bytes, false);
   }
 
-  // the run ends for good (its worker with it): whatever it was asked is answered, and what it is asked later (#request)
+  // the run fails for good, and says why
   #fail(error) {
-    this.status = 'failed';
     this.error = error;
+    this.#end();
+    this.#emit(RUN_EVENT.failed, { error });
+  }
+
+  // the run ends for good (its worker with it), failed or disposed of: whatever it was asked is answered, and what it
+  // is asked later is answered at once (#request)
+  #end() {
+    this.status = 'failed';
     this.worker?.terminate();
     this.#dropPending();
-    this.#emit(RUN_EVENT.failed, { error });
   }
 
   #truncate(step) {
@@ -454,7 +464,7 @@ export class Run {
   // first gets a worker again, and a request made while that worker sets up waits for it too: should it not start,
   // each says why. A run ended for good (failed, or disposed of) answers at once that its worker stopped
   #request(type, payload, transfer = []) {
-    if (this.status === 'failed') return Promise.resolve({ ok: false, error: 'The worker stopped.' });
+    if (this.status === 'failed') return Promise.resolve(stopped());
     if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
@@ -463,7 +473,7 @@ export class Run {
 
   // the requests still unanswered by a worker that is gone
   #dropPending() {
-    for (const { resolve } of this.pending.values()) resolve({ ok: false, error: 'The worker stopped.' });
+    for (const { resolve } of this.pending.values()) resolve(stopped());
     this.pending.clear();
   }
 
@@ -591,9 +601,7 @@ export class Run {
    * are: its asker would wait for ever (Look inside asks one look at a time).
    */
   dispose() {
-    this.status = 'failed';
-    this.worker?.terminate();
-    this.#dropPending();
+    this.#end();
     clearInterval(this.watchdog);
     clearTimeout(this.idleTimer);
   }
