@@ -19,14 +19,15 @@ function read(path) {
 }
 
 /**
- * the name and the user + system seconds of a /proc/…/stat line (the name may hold spaces and parentheses)
+ * the name and the CPU time (user + system, in seconds) of a /proc/…/stat line (the name may hold spaces and
+ * parentheses)
  * @param {string} stat
- * @returns {{comm: string, seconds: number}}
+ * @returns {{comm: string, cpu: number}}
  */
 export function parseStat(stat) {
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');  // fields from the 3rd (state); utime and stime are the 14th, 15th
-  return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / HZ };
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / HZ };
 }
 
 /**
@@ -62,7 +63,7 @@ export function cpuReading(isChromium = /\/(chromium|chrome)$/) {
     // the executable: the first word (a child process of Chromium writes its command line back as one string)
     if (!cmdline || !own || !isChromium.test(cmdline.split(/[\0 ]/)[0])) continue;
     const role = processRole(cmdline);
-    const total = parseStat(own).seconds;  // every thread's, the ended ones' too
+    const total = parseStat(own).cpu;  // every thread's, the ended ones' too
     if (role !== 'renderer') {
       chromium[role] += total;
       continue;
@@ -74,9 +75,9 @@ export function cpuReading(isChromium = /\/(chromium|chrome)$/) {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const line = read(`/proc/${pid}/task/${tid}/stat`);
       if (!line) continue;
-      const { comm, seconds } = parseStat(line);
-      if (tid === pid) main += seconds;
-      else if (!comm.startsWith('DedicatedWorker')) others += seconds;
+      const { comm, cpu } = parseStat(line);
+      if (tid === pid) main += cpu;
+      else if (!comm.startsWith('DedicatedWorker')) others += cpu;
     }
     chromium.main += main;
     chromium.renderer += others;

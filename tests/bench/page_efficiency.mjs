@@ -75,12 +75,13 @@ export function scheduleBound(lengths, slots) {
  * @param {number} ceilingGflops one core's wasm ceiling in Chromium (GFLOP/s); NaN when unknown
  * @returns {{slots: number, wall: number, pure: number, efficiency: number, flops: number, limit: number,
  *   overLimit: number, best: number, ofBest: number, parts: Record<string, number>, ahead: number,
- *   mainThread: number, pageMs: Record<string, number>, workersBusy: number, complete: boolean}} seconds; parts per
- *   slot, adding up to wall; ahead: the set-up work of the runs set up ahead, per slot, beside the parts; overLimit =
- *   wall / limit; best: the best schedule of the runs' training times (scheduleBound), ofBest = best / wall;
- *   workersBusy: every part of every run, summed (not per slot), as the workers' own clocks timed them, so with the
- *   time a worker waited for a core (against the CPU time /proc counts: cpuShares); complete: every run ended with
- *   its worker's figures
+ *   mainThread: number, pageMs: Record<string, number>, workersBusy: number, workersCpu: number,
+ *   cores: Record<string, number>|null, complete: boolean}} seconds; parts per slot, adding up to wall; ahead: the
+ *   set-up work of the runs set up ahead, per slot, beside the parts; overLimit = wall / limit; best: the best
+ *   schedule of the runs' training times (scheduleBound), ofBest = best / wall; workersBusy: every part of every run,
+ *   summed (not per slot), as the workers' own clocks timed them, so with the time a worker waited for a core;
+ *   workersCpu: the workers' CPU time as /proc counted it (NaN when not measured); cores: where the cores went
+ *   (cpuShares); complete: every run ended with its worker's figures
  */
 export function pageEfficiency(e, ceilingGflops) {
   const slots = Math.max(1, e.cores);
@@ -111,6 +112,7 @@ export function pageEfficiency(e, ceilingGflops) {
     slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, best, ofBest: best / wall, parts, ahead,
     mainThread: e.main_thread_s?.TaskDuration ?? NaN, pageMs: e.page_ms ?? {},
     workersBusy: sum(runs.map((r) => sum(Object.values(r.spent_ms ?? {})))) / 1000,
+    workersCpu: e.cpu_s?.workers ?? NaN, cores: cpuShares(e),
     complete: runs.length === e.runs.length && runs.length > 0,
   };
 }

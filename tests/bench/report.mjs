@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { CPU_ROLES, cpuShares, pageEfficiency, PARTS, range } from './page_efficiency.mjs';
+import { CPU_ROLES, pageEfficiency, PARTS, range } from './page_efficiency.mjs';
 
 // ---------------------------------------------------------------- arguments and inputs
 const argv = process.argv.slice(2);
@@ -438,14 +438,14 @@ if (page) {
     const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
       `drawing ${num(tally('draw'))}, saving ${num(tally('store'))}`);
-    const shares = list.map(cpuShares).filter((x) => x !== null);
+    const shares = effs.map((f) => f.cores).filter((x) => x !== null);
     if (shares.length) {
       const roles = CPU_ROLES.map(([key, label]) => ({ label, r: range(shares.map((x) => x[key])) })).filter((p) => p.r.median >= 0.0005);
       // another process's share of the cores is taken from the page's: its figures are then not the page's alone
       const busy = range(shares.map((x) => x.others)).median >= 0.05 ? '; the machine was not idle' : '';
       out(`        the cores over it: ${roles.map((p) => `${p.label} ${(100 * p.r.median).toFixed(1)}%`).join(', ')}${busy}`);
       // the workers' own clocks run on while another thread has their core: the difference is time spent waiting
-      const cpu = range(list.map((e) => e.cpu_s?.workers ?? NaN)).median;
+      const cpu = range(effs.map((f) => f.workersCpu)).median;
       const clocks = range(effs.map((f) => f.workersBusy)).median;
       out(`        the workers' CPU time ${num(cpu)} s against ${num(clocks)} s busy by their own clocks (all parts, all runs): ` +
         `${num(clocks - cpu)} s of it waiting for a core`);
@@ -545,7 +545,7 @@ if (page) {
     const eff = median(name, (f) => f.efficiency);
     const ofBest = median(name, (f) => f.ofBest);
     // the cores left idle (/proc): where they are many, the runs' unequal lengths are the cause, not the page
-    const idle = range(list.map(cpuShares).filter((x) => x !== null).map((x) => x.idle)).median;
+    const idle = median(name, (f) => f.cores?.idle ?? NaN);
     out(`  ${judged(eff >= TARGET_PAGE_EFFICIENCY)} page efficiency >= ${pct(TARGET_PAGE_EFFICIENCY)}: ${list[0].title ?? name} ` +
       `${Number.isFinite(eff) ? pct(eff) : dash}${Number.isFinite(ofBest) ? ` (${pct(ofBest)} of its runs' best schedule` +
       `${Number.isFinite(idle) ? `; the cores ${pct(idle)} idle` : ''})` : ''}${defaults ? '' : quickNote}`);

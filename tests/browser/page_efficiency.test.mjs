@@ -116,6 +116,12 @@ test('cpuShares: each role over all the CPU seconds of the span, the GPU and uti
   const expected = { workers: 0.8, main: 0.05, renderer: 0.03, browser: 0.015, gpu: 0.005, others: 0.025, idle: 0.07, steal: 0.005 };
   for (const [key, share] of Object.entries(expected)) assert.ok(Math.abs(shares[key] - share) < 1e-12, `${key}: ${shares[key]}`);
   assert.deepEqual(Object.keys(shares), Object.keys(expected));
+  // pageEfficiency gives them, and the workers' CPU time, with the rest of an experiment's figures
+  const f = pageEfficiency({ ...experiment, cpu_s }, 50);
+  assert.deepEqual(f.cores, shares);
+  assert.equal(f.workersCpu, 16);
+  assert.equal(pageEfficiency(experiment, 50).cores, null);
+  assert.ok(Number.isNaN(pageEfficiency(experiment, 50).workersCpu));
   // not measured (no /proc), or nothing counted
   assert.equal(cpuShares({ cpu_s: null }), null);
   assert.equal(cpuShares({}), null);

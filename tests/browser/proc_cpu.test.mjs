@@ -6,10 +6,10 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { cpuReading, cpuSeconds, parseStat } from '../../scripts/proc_cpu.mjs';
 
-test('parseStat: the name between the first ( and the last ), user + system ticks at 100 a second', () => {
+test('parseStat: the name between the first ( and the last ), the CPU time from user + system ticks at 100 a second', () => {
   // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
   const line = '4242 (Dedicated (a) b) S 1 2 3 0 -1 4194560 10 0 0 0 250 75 0 0 20 0 1 0 0';
-  assert.deepEqual(parseStat(line), { comm: 'Dedicated (a) b', seconds: 3.25 });
+  assert.deepEqual(parseStat(line), { comm: 'Dedicated (a) b', cpu: 3.25 });  // (250 + 75) ticks
 });
 
 test('cpuSeconds: the differences by role; the other processes are the busy time Chromium does not account for', () => {
@@ -29,8 +29,8 @@ test('cpuReading: this machine\'s busy time grows by the CPU time this process s
   let x = 0;
   // 0.3 s of this process's own CPU time, however long the wall takes on a loaded machine
   while (process.cpuUsage(start).user < 300_000) for (let i = 0; i < 1e5; ++i) x += Math.sqrt(i);
-  const seconds = cpuSeconds(before, cpuReading());
-  assert.ok(seconds && x > 0);
-  const busy = Object.entries(seconds).filter(([k]) => k !== 'idle' && k !== 'steal').reduce((a, [, v]) => a + v, 0);
+  const used = cpuSeconds(before, cpuReading());
+  assert.ok(used && x > 0);
+  const busy = Object.entries(used).filter(([k]) => k !== 'idle' && k !== 'steal').reduce((a, [, v]) => a + v, 0);
   assert.ok(busy >= 0.25, `the machine's busy time grew by ${busy} s`);
 });
