@@ -11,6 +11,8 @@ import { IDLE_MS } from '../../web/js/runs.js';
 import { pageSession } from './page_session.mjs';
 
 const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2&seeds=1';
+// a look inside at the run's weights now, as the panel asks one (Run.inspect)
+const LOOK = { text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false };
 const { openPage, consoleErrors, foreignRequests } = pageSession({ timeout: 60_000 });
 
 // asks each finished run what the page can ask it (the attention maps of a text, its pruning curve, the file of its
@@ -100,15 +102,15 @@ test('a request to a run disposed of meanwhile is answered, not left waiting', a
   try {
     await p.click('#c-start');
     await p.waitForFunction(() => globalThis.mhaDebug.runs()[0]?.status === 'running');
-    const answers = await p.evaluate(async () => {
+    const answers = await p.evaluate(async (look) => {
       const run = globalThis.mhaDebug.runs()[0], worker = run.worker;
-      const asked = [run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }), run.pruneHeads()];
+      const asked = [run.inspect(look), run.pruneHeads()];
       run.dispose();
       asked.push(run.requestSnapshot(true));  // and one asked after: answered at once, no worker started for it
       const noAnswer = new Promise((resolve) => setTimeout(resolve, 10_000, { ok: 'no answer' }));
       const said = (await Promise.all(asked.map((a) => Promise.race([a, noAnswer])))).map((a) => [a.ok, a.error]);
       return { said, sameWorker: run.worker === worker };
-    });
+    }, LOOK);
     assert.deepEqual(answers, { said: Array(3).fill([false, 'The worker stopped.']), sameWorker: true });
   } finally {
     await p.close();
@@ -120,7 +122,7 @@ test('a run that failed for good answers a request at once', async () => {
   try {
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
-    const r = await p.evaluate(async () => {
+    const r = await p.evaluate(async (look) => {
       const { Run } = await import(new URL('build/js/runs.js', location.href).href);
       // the page's own run settings on an empty text: the worker refuses to set the run up, and it fails for good
       const settings = globalThis.mhaDebug.runs()[0].settings;
@@ -128,9 +130,9 @@ test('a run that failed for good answers a request at once', async () => {
         const made = new Run({ key: 'x', label: 'x', settings, text: '', onEvent: (e) => e.type === 'failed' && resolve(made) });
       });
       const noAnswer = new Promise((resolve) => setTimeout(resolve, 10_000, { ok: 'no answer' }));
-      const a = await Promise.race([run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }), noAnswer]);
+      const a = await Promise.race([run.inspect(look), noAnswer]);
       return { status: run.status, said: run.error.length > 0, answer: [a.ok, a.error] };
-    });
+    }, LOOK);
     assert.deepEqual(r, { status: 'failed', said: true, answer: [false, 'The worker stopped.'] });
   } finally {
     await p.close();
@@ -142,7 +144,7 @@ test('a sleeping run whose worker cannot start again says why to every request m
   try {
     await p.click('#c-start');
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
-    const r = await p.evaluate(async () => {
+    const r = await p.evaluate(async (look) => {
       const run = globalThis.mhaDebug.runs()[0];
       const kept = run.lastFull;
       run.sleep();
@@ -150,15 +152,15 @@ test('a sleeping run whose worker cannot start again says why to every request m
       // three requests at once: the first wakes the run, the other two come while its worker sets up
       const noAnswer = new Promise((resolve) => setTimeout(resolve, 20_000, { ok: 'no answer' }));
       const asked = await Promise.all([
-        run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false }),
+        run.inspect(look),
         run.pruneHeads(), run.requestSnapshot(true)].map((a) => Promise.race([a, noAnswer])));
       const failed = { answers: asked.map((a) => [a.ok, typeof a.error === 'string' && a.error.length > 0]),
         awake: run.awake, status: run.status };
       // with its own weights back it wakes, answers, and can sleep again: nothing of the failed start is left waiting
       run.lastFull = kept;
-      const look = await run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false });
-      return { failed, lookOk: look.ok, sleepsAgain: run.sleep() };
-    });
+      const again = await run.inspect(look);
+      return { failed, lookOk: again.ok, sleepsAgain: run.sleep() };
+    }, LOOK);
     assert.deepEqual(r.failed, { answers: [[false, true], [false, true], [false, true]], awake: false, status: 'done' });
     assert.deepEqual([r.lookOk, r.sleepsAgain], [true, true]);
   } finally {
