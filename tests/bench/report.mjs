@@ -448,7 +448,7 @@ if (page) {
       const cpu = range(effs.map((f) => f.workersCpu)).median;
       const clocks = range(effs.map((f) => f.workersBusy)).median;
       out(`        the workers' CPU time ${num(cpu)} s against ${num(clocks)} s busy by their own clocks (all parts, all runs): ` +
-        `${num(clocks - cpu)} s of it waiting for a core`);
+        `${num(clocks - cpu)} s of it waiting for a core or starting up (a worker's start-up is timed from its creation)`);
     }
   }
   const heads = experiments.get('heads')?.[0];
