@@ -28,7 +28,8 @@
  *   started_ms: number, done_ms: number, spent_ms: Record<string, number>|null,
  *   spent_before_start_ms?: Record<string, number>|null}} MeasuredRun
  * @typedef {{name: string, cores: number, wall_s: number, click_ms: number, verdict_ms: number, together?: boolean,
- *   main_thread_s?: Record<string, number>, page_ms?: Record<string, number>, runs: MeasuredRun[]}} MeasuredExperiment
+ *   main_thread_s?: Record<string, number>, page_ms?: Record<string, number>, cpu_s?: Record<string, number>|null,
+ *   runs: MeasuredRun[]}} MeasuredExperiment
  */
 
 /**
