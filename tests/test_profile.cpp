@@ -119,22 +119,24 @@ TEST_CASE("profile: the rows of a training step add up to the step and count the
     // unattributed = step - Σ rows, and it is not negative: every lap lies inside the timed step
     CHECK(sum + prof.unattributed_ms == Approx(prof.step_ms).epsilon(1e-9));
     CHECK(prof.unattributed_ms >= -1e-9);
-    // per step, with B=2, H=2, L=2: the per-head attention laps run B·H·L = 8 times; the q, k, v projections
-    // 3·L = 6 times; out-proj, mlp.fc, mlp.proj L = 2 times; lm_head once
+    // per step, with B=2, H=2, L=2, in two halves of one sequence (Trainer::step): the per-head attention laps run
+    // B·H·L = 8 times; per half, the q, k, v projections 3·L = 6 times, out-proj, mlp.fc, mlp.proj L = 2 times,
+    // lm_head once; the halves' sum, clipping and AdamW once
     for (const auto& kv : calls) UNSCOPED_INFO(kv.first << " " << kv.second);  // on a failure: every path
     CHECK(calls["forward/attention/q kT"] == 8);
     CHECK(calls["forward/attention/softmax+mask"] == 8);
     CHECK(calls["backward/attention/dk += dpreT q"] == 8);
-    CHECK(calls["forward/qkv/matmul"] == 6);
+    CHECK(calls["forward/qkv/matmul"] == 12);
     // a Linear's weight gradient is "dweight", or "dweight+dbias" where the build sums its bias in the same pass
-    CHECK(calls["backward/qkv/dweight"] + calls["backward/qkv/dweight+dbias"] == 6);
-    CHECK(calls["forward/out-proj/matmul"] == 2);
-    CHECK(calls["backward/mlp.fc/dinp"] == 2);
-    CHECK(calls["backward/mlp.proj/dinp*gelu'"] == 2);  // GELU's backward inside mlp.proj's dinp pass
+    CHECK(calls["backward/qkv/dweight"] + calls["backward/qkv/dweight+dbias"] == 12);
+    CHECK(calls["forward/out-proj/matmul"] == 4);
+    CHECK(calls["backward/mlp.fc/dinp"] == 4);
+    CHECK(calls["backward/mlp.proj/dinp*gelu'"] == 4);  // GELU's backward inside mlp.proj's dinp pass
     CHECK(calls.count("backward/gelu") == 0);
-    CHECK(calls["forward/lm_head/matmul"] == 1);
+    CHECK(calls["forward/lm_head/matmul"] == 2);
+    CHECK(calls["sum halves"] == 1);
     CHECK(calls["adamw"] == 1);
-    CHECK(calls["forward/layernorm"] == 5);  // ln1, ln2 per layer and the final one
+    CHECK(calls["forward/layernorm"] == 10);  // ln1, ln2 per layer and the final one, per half
     CHECK(prof.step_ms_on > 0);
     CHECK(prof.step_ms_off > 0);
 }

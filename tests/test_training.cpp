@@ -1,9 +1,11 @@
 // Training behaviour: the schedule, clipping, the NaN guard, determinism, sampling.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "error.hpp"
@@ -103,6 +105,87 @@ TEST_CASE("same seed, same build: bit-identical losses and weights", "[train][de
     other.seed = 2;
     Trainer c(tiny_config(), other, counting_sampler);
     CHECK(c.step().loss != Trainer(tiny_config(), tiny_train(), counting_sampler).step().loss);
+}
+
+namespace {
+// A RemoteHalf as the page's helper worker is one: its own model, given the weights with each half, its gradient
+// taken on send (here at once, in the page on another core) and handed over on receive. `missing` says which
+// receives find nothing (the helper gone), as many as a step may meet.
+class ModelHalf : public RemoteHalf {
+public:
+    ModelHalf(const ModelConfig& c, std::vector<int> missing) : model_(c), missing_(std::move(missing)) {}
+    void send(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P) override {
+        REQUIRE(P == model_.num_params());
+        std::copy(params, params + P, model_.params());
+        loss_ = half_gradient(model_, x, y, B, T, loss_norm);
+        ++sends;
+    }
+    bool receive(float* grads, std::size_t P, double& loss) override {
+        if (std::find(missing_.begin(), missing_.end(), sends) != missing_.end()) return false;
+        std::copy(model_.grads(), model_.grads() + P, grads);
+        loss = loss_;
+        return true;
+    }
+    int sends = 0;
+
+private:
+    Gpt<float> model_;
+    std::vector<int> missing_;
+    double loss_ = 0;
+};
+}  // namespace
+
+TEST_CASE("a helper that takes each step's second half trains to the same bits as the trainer alone",
+          "[train][determinism]") {
+    for (int batch : {4, 5}) {  // 5: halves of 3 and 2 sequences
+        TrainConfig t = tiny_train();
+        t.batch = batch;
+        Trainer alone(tiny_config(), t, counting_sampler), helped(tiny_config(), t, counting_sampler);
+        auto half = std::make_unique<ModelHalf>(tiny_config(), std::vector<int>{4, 9});  // steps 4 and 9: gone
+        ModelHalf* remote = half.get();
+        helped.set_remote(std::move(half));
+        for (int i = 0; i < 12; ++i) {
+            const StepResult a = alone.step(), b = helped.step();
+            INFO("batch " << batch << ", step " << i);
+            REQUIRE(a.loss == b.loss);
+            REQUIRE(a.grad_norm == b.grad_norm);
+        }
+        CHECK(remote->sends == 12);
+        CHECK(std::memcmp(alone.model().params(), helped.model().params(),
+                          alone.model().num_params() * sizeof(float)) == 0);
+        helped.set_remote(nullptr);  // alone again: still the same steps
+        for (int i = 0; i < 3; ++i) REQUIRE(alone.step().loss == helped.step().loss);
+    }
+}
+
+TEST_CASE("two halves' gradients, each over the whole batch's count of targets, add up to the batch's",
+          "[train]") {
+    const ModelConfig c = tiny_config();
+    Gpt<float> model(c);
+    model.init_weights(3);
+    const int B = 5, T = 16, first = 3;
+    std::vector<int> x(B * T), y(B * T);
+    Rng rng(7);
+    counting_sampler(rng, B, T, x.data(), y.data());
+    y[3] = y[40] = -1;  // positions without a target: neither half counts them
+    const int norm = B * T - 2;
+    const double whole = model.forward(x.data(), y.data(), B, T);
+    model.zero_grad();
+    model.backward();
+    const std::vector<float> want(model.grads(), model.grads() + model.num_params());
+    const double a = half_gradient(model, x.data(), y.data(), first, T, norm);
+    const std::vector<float> ga(model.grads(), model.grads() + model.num_params());
+    const double b = half_gradient(model, x.data() + first * T, y.data() + first * T, B - first, T, norm);
+    CHECK(a + b == Approx(whole).epsilon(1e-6));
+    CHECK(a > 0.4 * whole);  // each half carries its share, not the whole mean
+    double worst = 0, largest = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst, double(std::abs(ga[i] + model.grads()[i] - want[i])));
+        largest = std::max(largest, double(std::abs(want[i])));
+    }
+    INFO("largest gradient " << largest << ", worst difference " << worst);
+    CHECK(largest > 1e-3);
+    CHECK(worst <= 1e-6 * largest);
 }
 
 TEST_CASE("the NaN guard skips the update and never writes a non-finite weight", "[train]") {

@@ -113,8 +113,10 @@ void residual_forward(S* out, const S* a, const S* b, int N) {
 // ---------------------------------------------------------------- softmax + cross-entropy
 // probs (N,V) = softmax(logits), losses (N) = -log probs[target]; returns the mean loss.
 // A target of -1 means "no loss at this position" (it is skipped and not counted in the mean).
+// norm > 0: the sum is divided by norm instead of by this batch's count of targets: half a batch's share of the
+// whole batch's mean (Trainer::step), norm being the whole batch's count.
 template <class S>
-S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets, int N, int V) {
+S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets, int N, int V, int norm = 0) {
     S total = 0;
     int counted = 0;
     for (int n = 0; n < N; ++n) {
@@ -136,16 +138,19 @@ S crossentropy_forward(S* probs, S* losses, const S* logits, const int* targets,
         total += losses[n];
         ++counted;
     }
-    return counted ? total / counted : S(0);
+    const int by = norm > 0 ? norm : counted;
+    return by ? total / by : S(0);
 }
 
 // forward was: loss = mean_n (-log softmax(logits_n)[y_n]); so dlogits_n [+]= (probs_n - onehot(y_n)) / count,
-// and 0 for a position without a target. mode: add into dlogits (N,V) or write it (see Dinp).
+// and 0 for a position without a target. mode: add into dlogits (N,V) or write it (see Dinp). norm > 0 divides
+// by norm instead of the count, as forward.
 template <class S>
-void crossentropy_backward(S* dlogits, const S* probs, const int* targets, int N, int V, Dinp mode) {
+void crossentropy_backward(S* dlogits, const S* probs, const int* targets, int N, int V, Dinp mode, int norm = 0) {
     int counted = 0;
     for (int n = 0; n < N; ++n) counted += targets[n] >= 0;
-    const S scale = counted ? S(1) / counted : S(0);
+    const int by = norm > 0 ? norm : counted;
+    const S scale = by ? S(1) / by : S(0);
     for (int n = 0; n < N; ++n) {
         const int y = targets[n];
         S* d = dlogits + n * V;

@@ -394,7 +394,7 @@ void Gpt<S>::reserve(int B, int T) {
 }
 
 template <class S>
-S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
+S Gpt<S>::forward(const int* idx, const int* targets, int B, int T, int loss_norm) {
     const int V = cfg_.vocab_size, D = cfg_.d_model, H = cfg_.n_heads, Hkv = cfg_.kv_heads();
     const int hs = cfg_.head_dim(), F = 4 * D, BT = B * T;
     // checks B and T; allocates only when this batch needs more room than any before
@@ -416,6 +416,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     }
     std::copy(idx, idx + BT, idx_.begin());
     has_targets_ = targets != nullptr;
+    loss_norm_ = loss_norm;
     if (targets) std::copy(targets, targets + BT, targets_.begin());
     else std::fill(targets_.begin(), targets_.begin() + BT, -1);
 
@@ -462,7 +463,7 @@ S Gpt<S>::forward(const int* idx, const int* targets, int B, int T) {
     lap("lm_head");
     linear_forward(a.logits, a.lnf, p_.lmw, p_.lmb, BT, D, V);
     lap("cross-entropy");
-    return crossentropy_forward(a.probs, a.losses, a.logits, targets_.data(), BT, V);
+    return crossentropy_forward(a.probs, a.losses, a.logits, targets_.data(), BT, V, loss_norm_);
 }
 
 // ---------------------------------------------------------------- backward
@@ -520,7 +521,7 @@ void Gpt<S>::backward() {
 
     // Dinp::write: the first writer of a buffer writes it (see zero_activation_grads)
     lap("cross-entropy");
-    crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V, Dinp::write);
+    crossentropy_backward(d.logits, a.probs, targets_.data(), BT, V, Dinp::write, loss_norm_);
     lap("lm_head");
     linear_backward(d.lnf, g_.lmw, g_.lmb, d.logits, a.lnf, p_.lmw, BT, D, V, Dinp::write);
     const int L = cfg_.n_layers;

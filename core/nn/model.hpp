@@ -67,7 +67,9 @@ public:
 
     // idx (B,T) token ids in [0,V), T <= max_seq_len; targets (B,T) or null (then no loss, returns 0).
     // Computes logits (B,T,V), probs and every layer's attention (B,H,T,T); returns the mean loss.
-    S forward(const int* idx, const int* targets, int B, int T);
+    // loss_norm > 0: the loss (and backward's gradient) is the sum over the targets divided by loss_norm, not
+    // their count: part of a larger batch's mean (Trainer::step's halves)
+    S forward(const int* idx, const int* targets, int B, int T, int loss_norm = 0);
     // Allocates now what a forward and backward of B sequences of T tokens need (activations and their gradients;
     // forward would on its first call): a run sizes them when it is made, so that running out of memory is a
     // set-up failure, never a half-built run that fails at its first step. Nothing when they are there already.
@@ -145,6 +147,7 @@ private:
     std::vector<unsigned char> head_enabled_;  // (L,H) 1 = enabled
     int B_ = 0, T_ = 0;
     bool has_targets_ = false;
+    int loss_norm_ = 0;               // the last forward's loss_norm, for backward
 };
 
 // "Force all heads to the same weights": copies the Q/K/V projection rows (weights and biases) of source_head

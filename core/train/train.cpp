@@ -1,5 +1,6 @@
 #include "train.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "error.hpp"
@@ -36,26 +37,53 @@ Trainer::Trainer(const ModelConfig& model, const TrainConfig& train, BatchSample
     model_.init_weights(train_.seed);
     m_.assign(model_.num_params(), 0.0f);
     v_.assign(model_.num_params(), 0.0f);
+    other_.assign(model_.num_params(), 0.0f);
     x_.resize(std::size_t(train_.batch) * train_.seq_len);
     y_.resize(x_.size());
 }
 
+double half_gradient(Gpt<float>& model, const int* x, const int* y, int B, int T, int loss_norm) {
+    ProfileLap lap("forward");  // one lap per phase: profile.hpp
+    const double loss = model.forward(x, y, B, T, loss_norm);
+    lap("zero grads");
+    model.zero_grad();
+    lap("backward");
+    model.backward();
+    return loss;
+}
+
+// Why halves, always: a run that a helper joins half way (web/js/helper.js) must train to the same bits as one
+// that trains alone, or a seed would not give its run back. So every step sums two half-batch gradients, each
+// normalised by the whole batch's count of targets, whoever takes the second: here the first half's gradient is
+// set aside in other_ while the second's is taken into grads(), with a helper the second's arrives in other_; the
+// sum g + other is the same either way (IEEE addition commutes), and so are the loss shares' sum and all after it.
+// Against one pass over the whole batch it differs by rounding only (the PyTorch fixtures' tolerances hold).
 StepResult Trainer::step() {
     const int B = train_.batch, T = train_.seq_len;
     StepResult r;
     r.step = step_;
     r.lr = lr_at(step_, train_.steps, train_.warmup, train_.lr, train_.min_lr);
-    ProfileLap lap("sample batch");  // one lap per phase: profile.hpp
-    sampler_(data_rng_, B, T, x_.data(), y_.data());
-    lap("forward");
-    r.loss = model_.forward(x_.data(), y_.data(), B, T);
-    lap("zero grads");
-    model_.zero_grad();
-    lap("backward");
-    model_.backward();
+    {
+        ProfileLap lap("sample batch");
+        sampler_(data_rng_, B, T, x_.data(), y_.data());
+    }
+    const int norm = static_cast<int>(std::count_if(y_.begin(), y_.end(), [](int y) { return y >= 0; }));
+    const int first = B - B / 2, second = B / 2;
+    const std::size_t at = std::size_t(first) * T, n = model_.num_params();
+    if (second > 0 && remote_) remote_->send(x_.data() + at, y_.data() + at, second, T, norm, model_.params(), n);
+    r.loss = half_gradient(model_, x_.data(), y_.data(), first, T, norm);
     float* g = model_.grads();
-    const std::size_t n = model_.num_params();
-    lap("grad norm + clip");
+    if (second > 0) {
+        double other_loss = 0;
+        if (!(remote_ && remote_->receive(other_.data(), n, other_loss))) {
+            std::copy(g, g + n, other_.begin());
+            other_loss = half_gradient(model_, x_.data() + at, y_.data() + at, second, T, norm);
+        }
+        ProfileLap lap("sum halves");
+        for (std::size_t i = 0; i < n; ++i) g[i] += other_[i];
+        r.loss += other_loss;
+    }
+    ProfileLap lap("grad norm + clip");
     r.grad_norm = train_.clip > 0 ? clip_gradients(g, n, train_.clip) : global_norm(g, n);
     // the guard: a non-finite loss or gradient never reaches the weights
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {

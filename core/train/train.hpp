@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,24 @@ EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T
 // mean loss of model over fixed evaluation batches (forward only); throws mha::Error if they are empty or too long
 double evaluate_loss(Gpt<float>& model, const EvalBatches& eval);
 
+// One half of a batch (x, y: (B,T)) at the model's weights: its gradient written into model.grads(), and its share
+// of the whole batch's mean loss returned, both divided by loss_norm, the whole batch's count of targets (Gpt::
+// forward). Trainer::step takes its halves with this, and so does a RemoteHalf's far side.
+double half_gradient(Gpt<float>& model, const int* x, const int* y, int B, int T, int loss_norm);
+
+// The second half of each step's batch, computed elsewhere: the page gives a run a helper worker on a core that
+// would stand idle (web/js/helper.js). Trainer::step sends the half and the weights before it takes its own half's
+// gradient, and receives the other's after; receive may fail (the helper went), and then the step takes that half
+// itself. The step's numbers are the same bits either way (Trainer::step).
+class RemoteHalf {
+public:
+    virtual ~RemoteHalf() = default;
+    // the half (x, y: (B,T)), the whole batch's count of targets and the weights now (P)
+    virtual void send(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P) = 0;
+    // the half's gradient into grads (P) and its loss share into loss (half_gradient's), or false: none came
+    virtual bool receive(float* grads, std::size_t P, double& loss) = 0;
+};
+
 struct StepResult {
     int step = 0;            // the step just taken (0-based)
     double loss = 0;         // training loss of this step's batch, before the update
@@ -63,7 +82,12 @@ public:
     // throws mha::Error if either config is invalid
     Trainer(const ModelConfig& model, const TrainConfig& train, BatchSampler sampler);
 
+    // One step: a batch from the sampler, in two halves (the first ceil(B/2) sequences, then the rest) whose
+    // gradients are taken one after the other (or the second by the RemoteHalf) and summed, clipped, and AdamW.
     StepResult step();
+    // the steps to come take their batch's second half on remote (null: here again); it stays the Trainer's
+    void set_remote(std::unique_ptr<RemoteHalf> remote) { remote_ = std::move(remote); }
+    bool has_remote() const { return remote_ != nullptr; }
     // a new schedule for the steps still to come (steps, warm-up, learning rates, clip, weight decay), keeping the
     // weights, the AdamW moments and the data PRNG; batch, context and seed fix the data and stay (throws mha::Error)
     void set_schedule(const TrainConfig& train);
@@ -86,6 +110,8 @@ private:
     TrainConfig train_;
     BatchSampler sampler_;
     std::vector<float> m_, v_;
+    std::vector<float> other_;  // (P) the gradient of the half not in the model's grads() (see step)
+    std::unique_ptr<RemoteHalf> remote_;
     std::vector<int> x_, y_;
     Rng data_rng_;
     int step_ = 0;
