@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "checkpoint.hpp"
 #include "kernels.hpp"
@@ -210,8 +211,31 @@ val phase_change(const val& series, double threshold, int eval_every) {
 
 // ---------------------------------------------------------------- one training run (one per worker)
 // JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
+// The RemoteHalf of a run that a helper worker assists (web/js/helper.js): link is that script's object, whose
+// send copies the half and the weights to the helper and whose receive waits for the gradient (null: none came).
+// The views it is given are into this module's memory, valid during the call: no step grows the memory.
+class LinkedHalf : public mha::RemoteHalf {
+public:
+    explicit LinkedHalf(val link) : link_(std::move(link)) {}
+    void send(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P) override {
+        const std::size_t n = std::size_t(B) * T;
+        link_.call<void>("send", val(emscripten::typed_memory_view(n, x)), val(emscripten::typed_memory_view(n, y)), B,
+                         T, loss_norm, val(emscripten::typed_memory_view(P, params)));
+    }
+    bool receive(float* grads, std::size_t P, double& loss) override {
+        const val r = link_.call<val>("receive", val(emscripten::typed_memory_view(P, grads)));
+        if (!r.isNumber()) return false;
+        loss = r.as<double>();
+        return true;
+    }
+
+private:
+    val link_;
+};
+
 struct RunHandle {
     std::unique_ptr<mha::Run> run;
+    std::vector<int> half_x, half_y;  // (B,T) a half batch a helper was sent (half_buffers)
 
     template <class F>
     val with_run(F&& body) {
@@ -292,6 +316,40 @@ struct RunHandle {
         return with_run([](mha::Run& r) {
             val out = ok();
             out.set("text", r.end_sample());
+            return out;
+        });
+    }
+    // the helper this run's steps send their second half to (helper.js's link), or null: none
+    val attach_helper(const val& link) {
+        return with_run([&](mha::Run& r) {
+            r.set_remote(link.isNull() || link.isUndefined() ? nullptr : std::make_unique<LinkedHalf>(link));
+            return ok();
+        });
+    }
+    // a helper's side: { ok, x, y (Int32Array, batch·context), params, grads (Float32Array, P) }, views into this
+    // module's memory where the half and the weights are written before half_gradient and its gradient is read
+    // after (valid until the memory grows: fetched again for each half)
+    val half_buffers() {
+        return with_run([&](mha::Run& r) {
+            const mha::TrainConfig& t = r.trainer().train_config();
+            half_x.resize(std::size_t(t.batch) * t.seq_len), half_y.resize(half_x.size());
+            const std::size_t P = r.model().num_params();
+            val out = ok();
+            out.set("x", val(emscripten::typed_memory_view(half_x.size(), half_x.data())));
+            out.set("y", val(emscripten::typed_memory_view(half_y.size(), half_y.data())));
+            out.set("params", val(emscripten::typed_memory_view(P, r.model().params())));
+            out.set("grads", val(emscripten::typed_memory_view(P, r.model().grads())));
+            return out;
+        });
+    }
+    // { ok, loss }: the gradient of the half in half_buffers (B sequences of T) at the weights written there
+    val half_gradient(int B, int T, int loss_norm) {
+        return with_run([&](mha::Run& r) {
+            if (half_x.size() < std::size_t(B) * T || B < 1 || T < 1)
+                return error_value("The half batch does not fit this run.");
+            val out = ok();
+            out.set("loss", r.half_gradient_at(half_x.data(), half_y.data(), B, T, loss_norm, r.model().params(),
+                                               r.model().num_params()));
             return out;
         });
     }
@@ -386,7 +444,10 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_pruneHeads", &RunHandle::prune_heads)
         .function("_endSample", &RunHandle::end_sample)
         .function("_snapshot", &RunHandle::snapshot)
-        .function("_restore", &RunHandle::restore);
+        .function("_restore", &RunHandle::restore)
+        .function("_attachHelper", &RunHandle::attach_helper)
+        .function("_halfBuffers", &RunHandle::half_buffers)
+        .function("_halfGradient", &RunHandle::half_gradient);
 
     emscripten::class_<InspectorHandle>("Inspector")
         .constructor<>()

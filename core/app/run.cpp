@@ -54,7 +54,7 @@ std::uint64_t run_memory_bytes(const ModelConfig& m, int batch) {
     const std::uint64_t A = activation_elements(m, batch, m.max_seq_len);
     constexpr std::uint64_t kRest = std::uint64_t(64) << 20;  // the text and its token ids, the module, the slack
     // TODO: a snapshot that wrote the moments from the Trainer's own buffers would need 3·P, not 5·P
-    return sizeof(float) * (4 * P + 5 * P + 2 * A) + kRest;
+    return sizeof(float) * (5 * P + 5 * P + 2 * A) + kRest;  // 5·P: the Trainer's other half's gradient too
 }
 
 namespace {
@@ -212,6 +212,16 @@ TrainChunk Run::train(int n) {
     }
     chunk.steps_done = steps_done();
     return chunk;
+}
+
+double Run::half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params,
+                             std::size_t P) {
+    const TrainConfig& t = trainer_->train_config();
+    MHA_CHECK(B >= 1 && B <= t.batch && T == t.seq_len && loss_norm >= 0 && loss_norm <= t.batch * T,
+              "the half batch does not fit this run");
+    MHA_CHECK(P == model().num_params(), "the weights sent are not this model's");
+    if (params != model().params()) std::copy(params, params + P, model().params());
+    return half_gradient(model(), x, y, B, T, loss_norm);
 }
 
 int Run::train_to_end() {

@@ -111,8 +111,8 @@ struct EndSample {
     static std::uint64_t seed(std::uint64_t train_seed) { return train_seed + 2; }
 };
 
-// The memory a run of model m at batch B holds at its largest: the parameters, their gradients and AdamW's two
-// moments (4·P floats), one (B,T) batch's activations and their gradients (2·A floats, model.hpp
+// The memory a run of model m at batch B holds at its largest: the parameters, their gradients, the gradient of
+// the batch's other half (Trainer::step) and AdamW's two moments (5·P floats), one (B,T) batch's activations and their gradients (2·A floats, model.hpp
 // activation_elements; evaluation reuses them), a full snapshot while it is made (Run::snapshot copies the moments
 // out, 2·P, and writes the file of weights and moments, 3·P: 5·P floats; a page's worker takes them as it
 // trains), and room for the rest (the text, token ids, the module itself).
@@ -181,6 +181,13 @@ public:
     // every step left in the schedule, through blow-ups (the Trainer's guard skips their updates): for scripts and
     // tests that only want the end; returns the steps taken
     int train_to_end();
+    // the steps to come take their batch's second half on remote (null: here again; Trainer::step)
+    void set_remote(std::unique_ptr<RemoteHalf> remote) { trainer_->set_remote(std::move(remote)); }
+    // the far side of another run's RemoteHalf, on this run's model (the same settings): the gradient of the half
+    // (x, y: (B,T), B at most this run's batch, T its context) at the weights params (P; model().params() itself
+    // when they were written there), into model().grads(); returns its loss share (half_gradient). Throws
+    // mha::Error for a half or weights that do not fit.
+    double half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P);
     // mean loss over the fixed validation batches
     double evaluate();
     // a new schedule (lr, min_lr, steps, warmup; e.g. a lower rate after a blow-up), keeping weights, AdamW state and
