@@ -44,6 +44,8 @@ declare var mhaDebug: {
   crash(key: string): void;
   /** which build of the core later workers load (kernels_module.js): 'simd128', or null for the best */
   kernels(k: string | null): void;
+  /** whether later runs may be lent helpers on idle cores (runs.js setHelpers) */
+  helpers(on: boolean): void;
   /** costs.js pageCosts: the main thread's milliseconds by part so far */
   costs(): Record<string, number>;
 };

@@ -13,6 +13,9 @@ const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 // the data, the first measurement) took 0.8 s of the heads comparison's 36 runs each, 7% of its wall time, while its
 // slot trained nothing (scripts/bench_page.mjs, issue 33)
 const AHEAD = 1;
+// a run lent a helper on a core that would stand idle (runs.js lendHelper) has at least this many seconds left: a
+// helper's set-up (its worker, the module, the run's data) takes a few tenths of a second of that core
+const HELP_AFTER_S = 2;
 
 /**
  * @param {{status: string}} run
@@ -277,7 +280,24 @@ export class Comparison {
     }
     this.fill();
     this.#startWaiting();
+    this.#lendIdleCores();
     this.panelEvent(e);
+  }
+
+  // Once no planned run waits for a core, the cores the training runs leave idle are lent to them, the longest left
+  // first: each lent one takes half of its run's steps (runs.js lendHelper; the same numbers, sooner). The tail of a
+  // comparison (the last runs of unequal lengths, the induction model after its shorter control) then trains on
+  // every core.
+  #lendIdleCores() {
+    if (this.held || this.stopped || !this.active) return;
+    if (this.plan.some((p) => !p.cancelled && (!p.run || waitsForCore(p.run) || p.run.status === 'starting'))) return;
+    const training = [...this.runs.values()].filter((r) => r.status === 'running');
+    let idle = this.slots - training.length - training.filter((r) => r.helper).length;
+    const left = (r) => r.secondsLeft() || 0;
+    for (const r of training.filter((t) => !t.helper && left(t) >= HELP_AFTER_S).sort((a, b) => left(b) - left(a))) {
+      if (idle <= 0) return;
+      if (r.lendHelper()) idle -= 1;
+    }
   }
 
   #startTogether() {

@@ -4,6 +4,8 @@
 // protocol.js, and tells its panel what happened in the events of RUN_EVENT. No DOM in this file.
 import { pageCosts } from './costs.js';
 import { opaqueOrigin } from './data.js';
+import { canShare } from './half_link.js';
+import { Helper } from './helper.js';
 import { compiledCore, hasRelaxedSimd, kernelsFor } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
@@ -79,6 +81,17 @@ let workerKernels = /** @type {import('./kernels_module.js').Kernels | null} */ 
  */
 export function setWorkerKernels(kernels) {
   workerKernels = kernels === 'simd128' ? kernels : null;
+}
+
+/** runs may be lent helpers (lendHelper): true unless the page was told otherwise, to compare */
+let helpersAllowed = true;
+
+/**
+ * From now on, runs are lent helpers on idle cores (true, the default) or train alone (false): to compare the two.
+ * @param {boolean} allowed
+ */
+export function setHelpers(allowed) {
+  helpersAllowed = allowed !== false;
 }
 
 /**
@@ -184,6 +197,10 @@ export class Run {
     /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
     this.waking = null;
     this.wakeDone = null;
+    /** @type {Helper | null} the helper taking half of each step now (lendHelper), and every one it had */
+    this.helper = null;
+    /** @type {Helper[]} */
+    this.helpers = [];
     if (saved) this.#takeSaved(saved);
     // a run taken back from the store holds its measurements already: its worker makes none (known)
     if (saved?.status === 'done' && saved.facts) this.#restAsleep();
@@ -360,6 +377,7 @@ export class Run {
   // is asked later is answered at once (#request)
   #end() {
     this.status = 'failed';
+    this.#endHelper();
     this.worker?.terminate();
     this.#dropPending();
   }
@@ -381,7 +399,34 @@ export class Run {
   }
 
   #emit(type, extra = {}) {
+    if (this.helper && this.status !== 'running') this.#endHelper();
     this.onEvent({ type, run: this, ...extra });
+  }
+
+  // ---------------------------------------------------------------- a helper on an idle core
+  /**
+   * Lends this run a helper (helper.js): a second worker that takes half of each step on a core that would stand
+   * idle. The run computes the same numbers, sooner. Only while it trains, on a page whose workers can share
+   * memory, one at a time.
+   * @returns {boolean} whether one was lent
+   */
+  lendHelper() {
+    if (!helpersAllowed || this.helper || this.status !== 'running' || !this.worker || this.classic || !this.facts) return false;
+    if (!canShare()) return false;
+    if (!this.lastFull && !this.snapshots.length) return false;  // no weights to set the helper up with yet
+    const worker = this.worker;
+    this.helper = new Helper({ settings: this.settings, text: this.text, checkpoint: this.#lastWeights(),
+      facts: this.facts, worker: spawnWorker(), onLinked: (link) => {
+        if (worker === this.worker && this.status === 'running') toWorker(worker, TO_WORKER.assist, link);
+        else this.#endHelper();
+      } });
+    this.helpers.push(this.helper);
+    return true;
+  }
+
+  #endHelper() {
+    this.helper?.end();
+    this.helper = null;
   }
 
   #receive(msg) {

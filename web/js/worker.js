@@ -6,6 +6,7 @@
 // it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
 import { costTally } from './costs.js';
+import { halfViews, runSide, serveHalves } from './half_link.js';
 import { moduleOptions } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
@@ -36,6 +37,8 @@ let snapshotEvery = 30;
 let stepsPerChunk = 1;
 let stopAtLoss = 0;    // nats: the run ends at its first measurement at or below this (0: at its schedule's end)
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
+/** @type {ReturnType<typeof runSide> | null} while a helper takes half of each step (TO_WORKER.assist) */
+let helperLink = null;
 
 // which build of the core this worker trains with (kernels_module.js): a classic worker (opaque origin) has the one
 // its page imported for it (runs.js spawnWorker); a module worker is sent the module its page compiled for every
@@ -160,6 +163,7 @@ function postTrace() {
 
 function free() {
   haltLoop();
+  helperLink = null;
   status = 'idle';
   inspector?.delete();
   run?.delete();
@@ -212,6 +216,10 @@ function stepsToBoundary(done) {
 
 function loop() {
   if (status !== 'running') return;
+  if (helperLink?.spent()) {  // the helper went: the steps take both halves here again
+    run._attachHelper(null);
+    helperLink = null;
+  }
   const t0 = performance.now();
   const r = run._train(Math.min(stepsPerChunk, stepsToBoundary(run._stepsDone())));
   const dt = (performance.now() - t0) / 1000;
@@ -345,6 +353,16 @@ async function handle(msg) {
       const r = run._pruneHeads();
       return reply(msg.id, r, r.ok ? [r.importance.buffer, r.order.buffer, r.loss.buffer] : []);
     }
+    case TO_WORKER.assist:
+      if (!run) return;
+      helperLink = runSide(halfViews(msg.shared, msg.tokens, msg.params));
+      run._attachHelper(helperLink);
+      return;
+    case TO_WORKER.serve:
+      if (!run) return post(FROM_WORKER.failed, { error: NOT_SET_UP.error });
+      spentBeforeStart ??= costs.totals();
+      serveHalves(halfViews(msg.shared, msg.tokens, msg.params), run, (ms) => costs.add('train', ms));
+      return post(FROM_WORKER.served, { spent: costs.totals(), spentBeforeStart, bootMs });
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
       return;
