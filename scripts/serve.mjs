@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // A static file server for public/, on the loopback address only. Used by scripts/start and the browser tests.
-//   node scripts/serve.mjs [--port 8000] [--root public] [--csp]      (--port 0 picks a free port)
+//   node scripts/serve.mjs [--port 8000] [--root public] [--csp] [--no-isolation]      (--port 0 picks a free port)
 // --csp sends STRICT_CSP with every response: the policy many course hosts send, under which the page must work.
+// The page opened here is cross-origin isolated (ISOLATION), so its training workers can share memory: a run whose
+// core-mate stands idle is lent a helper that takes half of each step (web/js/helper.js). A document asked for as
+// an iframe is not isolated, as a course host's embedding would not be: there runs train alone, as they do from
+// file://. --no-isolation sends none of it.
 // Exported startServer() lets the tests run it in-process.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -19,16 +23,23 @@ const MIME = {
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
   "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
 
+/** The headers that make a page cross-origin isolated (SharedArrayBuffer, Atomics.wait in its workers): it loads
+ *  nothing from another origin, so require-corp costs it nothing. */
+export const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 /**
  * Serves root on 127.0.0.1:port. Resolves to { server, port, url }.
- * @param {{root?: string, port?: number, csp?: boolean|string}} options
- *   csp: true sends STRICT_CSP as a Content-Security-Policy header with every response, a string sends that policy
+ * @param {{root?: string, port?: number, csp?: boolean|string, isolate?: boolean}} options
+ *   csp: true sends STRICT_CSP as a Content-Security-Policy header with every response, a string sends that policy;
+ *   isolate (default true): ISOLATION with every response but a document asked for as an iframe
  */
-export function startServer({ root = fileURLToPath(new URL('../public', import.meta.url)), port = 8000, csp = false } = {}) {
+export function startServer({ root = fileURLToPath(new URL('../public', import.meta.url)), port = 8000, csp = false,
+  isolate = true } = {}) {
   const base = resolve(root);
   const policy = csp === true ? STRICT_CSP : csp || '';
-  const security = policy ? { 'Content-Security-Policy': policy } : {};
   const server = createServer(async (req, res) => {
+    const framed = req.headers['sec-fetch-dest'] === 'iframe';
+    const security = { ...(policy ? { 'Content-Security-Policy': policy } : {}), ...(isolate && !framed ? ISOLATION : {}) };
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
       let file = normalize(join(base, path));
@@ -58,9 +69,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     return i > 0 ? process.argv[i + 1] : fallback;
   };
   const csp = process.argv.includes('--csp');
+  const isolate = !process.argv.includes('--no-isolation');
   const port = Number(arg('--port', 8000));
   try {
-    const { url } = await startServer({ root: arg('--root', undefined), port, csp });
+    const { url } = await startServer({ root: arg('--root', undefined), port, csp, isolate });
     console.log(`mha-sandbox: ${url}${csp ? ' (with the strict Content-Security-Policy)' : ''}`);
   } catch (err) {
     // a second scripts/start, say: a sentence, not a stack
