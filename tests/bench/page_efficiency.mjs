@@ -18,15 +18,20 @@
 //                      start together), evaluation, induction probes, head traces, snapshots, end checks and sample,
 //                      the rest of a run's time in its slot (messages, the gaps between chunks), and the slots left
 //                      idle (the queue, the tail)
+//   helpers            a run may be lent a helper on a slot no run is left to take (web/js/helper.js): a worker that
+//                      takes the second half of each of its steps. A helper holds its slot from its creation to its
+//                      end like a run, and its parts count like a run's (its halves are training); the best schedule
+//                      is then no bound (it keeps each run on one slot) and the page can beat it
 //   set up ahead       a comparison sets up one run more than its slots while the others train (comparison.js): such
 //                      a run takes its slot when it starts training, and the work of its set-up (everything its worker
 //                      did before it was told to start) is not in the slots' time but beside it, on the same cores;
 //                      it is given apart (ahead), Σ over those runs / S
 
 /**
- * @typedef {{steps: number, trained: number, step_flops: number|null, created_ms: number, ready_ms: number,
- *   started_ms: number, done_ms: number, spent_ms: Record<string, number>|null,
- *   spent_before_start_ms?: Record<string, number>|null}} MeasuredRun
+ * @typedef {{created_ms: number, ready_ms: number, started_ms: number, done_ms: number,
+ *   spent_ms: Record<string, number>|null, spent_before_start_ms?: Record<string, number>|null}} MeasuredWorker
+ * @typedef {MeasuredWorker & {steps: number, trained: number, step_flops: number|null,
+ *   helpers?: MeasuredWorker[]}} MeasuredRun  helpers: the helpers it was lent, in order
  * @typedef {{name: string, cores: number, wall_s: number, click_ms: number, verdict_ms: number, together?: boolean,
  *   main_thread_s?: Record<string, number>, page_ms?: Record<string, number>, cpu_s?: Record<string, number>|null,
  *   runs: MeasuredRun[]}} MeasuredExperiment
@@ -86,7 +91,9 @@ export function scheduleBound(lengths, slots) {
  */
 export function pageEfficiency(e, ceilingGflops) {
   const slots = Math.max(1, e.cores);
-  const runs = e.runs.filter((r) => r.spent_ms && r.done_ms > 0);
+  const trainingRuns = e.runs.filter((r) => r.spent_ms && r.done_ms > 0);
+  // every worker that held a slot: the runs' and their helpers'
+  const runs = [...trainingRuns, ...trainingRuns.flatMap((r) => (r.helpers ?? []).filter((h) => h.spent_ms && h.done_ms > 0))];
   const keysOf = PARTS.flatMap(([, , keys]) => keys);
   const seconds = (ms, keys) => sum(keys.map((k) => ms?.[k] ?? 0)) / 1000;
   // a run set up ahead: not one started together with the others, and set up well before it was told to start (a run
@@ -105,16 +112,17 @@ export function pageEfficiency(e, ceilingGflops) {
   const pageWall = (e.verdict_ms - e.click_ms) / 1000;  // the same span on the page's clock
   parts.idle = pageWall - sum(runs.map(life)) / slots;
   const ahead = sum(runs.filter(setUpAhead).map((r) => seconds(r.spent_before_start_ms, keysOf))) / slots;
-  const flops = sum(runs.map((r) => r.trained * (r.step_flops ?? NaN)));
+  const flops = sum(trainingRuns.map((r) => r.trained * (r.step_flops ?? NaN)));
   const limit = flops / (slots * ceilingGflops * 1e9);
   const pure = parts.train;
-  const best = scheduleBound(runs.map((r) => inSlot(r, ['train'])), slots);
+  // each run's training as if it had trained alone: its own and its helpers'
+  const best = scheduleBound(trainingRuns.map((r) => inSlot(r, ['train']) + sum((r.helpers ?? []).map((h) => inSlot(h, ['train'])))), slots);
   return {
     slots, wall, pure, efficiency: pure / wall, flops, limit, overLimit: wall / limit, best, ofBest: best / wall, parts, ahead,
     mainThread: e.main_thread_s?.TaskDuration ?? NaN, pageMs: e.page_ms ?? {},
     workersBusy: sum(runs.map((r) => sum(Object.values(r.spent_ms ?? {})))) / 1000,
     workersCpu: e.cpu_s?.workers ?? NaN, cores: cpuShares(e),
-    complete: runs.length === e.runs.length && runs.length > 0,
+    complete: trainingRuns.length === e.runs.length && trainingRuns.length > 0,
   };
 }
 

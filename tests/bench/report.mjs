@@ -408,9 +408,10 @@ if (page) {
   out(`  the default experiments, each from the click to its verdict on ${cores} cores (one worker per core)` +
     `${anyRepeat ? '; over repeats: median (min–max)' : ''}`);
   out(`    machine limit = the runs' steps × each step's flops (the core's count) / (${cores} × ${num(ceiling)} GFLOP/s, ${ceilingSource})`);
-  out(`    pure training = the workers' training seconds / ${cores}; page efficiency = pure training / wall`);
-  out(`    best schedule = the least wall time any order of these runs could take on ${cores} slots at their training times ` +
-    '(a lower bound: runs of unequal lengths leave a slot idle whatever the page does); of best = best schedule / wall');
+  out(`    pure training = the workers' training seconds (the runs' and their helpers') / ${cores}; page efficiency = pure training / wall`);
+  out(`    best schedule = the least wall time any order of these runs could take on ${cores} slots at their training times, ` +
+    'each run on one slot (runs of unequal lengths leave a slot idle); of best = best schedule / wall. A run lent a ' +
+    'helper on an idle core (web/js/helper.js) takes its steps on two, and the page can beat that schedule');
   out(row('    experiment (runs × steps)', ['wall s', 'pure training s', 'page efficiency', 'best schedule s', 'of best',
     'machine limit s', 'wall / limit', 'main thread s']));
   for (const [name, list] of experiments) {
@@ -434,6 +435,8 @@ if (page) {
     const ahead = range(effs.map((f) => f.ahead)).median;
     out(`      ${list[0].title ?? name}: ${parts.map((p) => `${p.label} ${num(p.r.median)}`).join(', ')}` +
       `${ahead >= 0.05 ? `; beside them, the set-up of the runs set up ahead ${num(ahead)}` : ''}`);
+    const lent = range(list.map((e) => sum(e.runs.map((r) => r.helpers?.length ?? 0)))).median;
+    if (lent > 0) out(`        helpers lent on idle cores: ${num(lent, 0)} (their halves are in the training, their set-up in start-up and set-up)`);
     const pm = range(effs.map((f) => f.mainThread)).median;
     const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +

@@ -102,6 +102,24 @@ test('the best schedule is of the runs\' training times; of best is it over the 
   assert.equal(long.pure, 3);
 });
 
+test('a helper holds a slot like a run: its halves are training, its run counts them in the best schedule', () => {
+  // the second run is lent a helper once the first ends at 8000: made then, serving from 8300 to the run's end at 9000
+  const helper = { created_ms: 8000, ready_ms: 8300, started_ms: 8300, done_ms: 9000,
+    spent_ms: { boot: 50, module: 100, init: 150, train: 600 }, spent_before_start_ms: { boot: 50, module: 100, init: 150 } };
+  const helped = { ...experiment, runs: [experiment.runs[0], { ...experiment.runs[1], helpers: [helper] }, experiment.runs[2]] };
+  const f = pageEfficiency(helped, 50);
+  assert.equal(f.parts.train, (4 + 5 + 1 + 0.6) / 2);
+  assert.equal(f.parts.startup, (0.5 + 0.5 + 0.2 + 0.15) / 2);
+  assert.equal(f.parts.setup, (0.5 + 1 + 0.3 + 0.15) / 2);
+  // its life, 1 s, takes that much from the slots' idle time; the parts still add up to the wall
+  assert.ok(Math.abs(f.parts.idle - (1.5 - 1 / 2)) < 1e-12);
+  const total = PARTS.reduce((a, [key]) => a + f.parts[key], 0);
+  assert.ok(Math.abs(total - 10) < 1e-9, `the parts add up to ${total}`);
+  assert.equal(f.best, 5.6);  // training 4, 5.6 (its own 5 and its helper's 0.6) and 1 s: the longest, alone
+  assert.equal(f.flops, 300 * 1e9);  // the run's steps, once
+  assert.equal(f.complete, true);
+});
+
 test('range: min, median and max over repeats, ignoring what was not measured', () => {
   assert.deepEqual(range([3, 1, NaN, 2]), { min: 1, median: 2, max: 3, n: 3 });
   assert.deepEqual(range([4, 1, 2, 3]), { min: 1, median: 2.5, max: 4, n: 4 });
