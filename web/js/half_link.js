@@ -82,7 +82,7 @@ export function quitLink(v) {
  * @returns {{send: Function, receive: Function, spent: () => boolean}}
  */
 export function runSide(v) {
-  let step = Atomics.load(v.control, POSTED);
+  let step = 0;  // a new link: the helper takes the first post as step 1 (serveHalves)
   let sentAt = 0;
   let spent = false;
   const quit = () => Atomics.load(v.control, QUIT) === 1;
@@ -133,7 +133,9 @@ export function runSide(v) {
  * @param {(ms: number) => void} took the milliseconds of each half's gradient
  */
 export function serveHalves(v, run, took) {
-  let seen = Atomics.load(v.control, POSTED);
+  // a new link (newHalfLink): nothing posted yet. Not the value now: the run's worker may post its first half before
+  // this line runs, and a helper that took that post for seen would wait for the next while the run waited for it
+  let seen = 0;
   for (;;) {
     Atomics.wait(v.control, POSTED, seen);
     if (Atomics.load(v.control, QUIT) === 1) return;
