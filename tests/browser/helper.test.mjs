@@ -28,6 +28,7 @@ async function train(helpers) {
       null, { timeout: 10_000 }).catch(() => {});
     return await p.evaluate(() => globalThis.mhaDebug.inductionRuns().map((r) => ({
       key: r.key, status: r.status, stepsDone: r.stepsDone, train: [...r.train.loss], val: [...r.val.loss],
+      helperSeconds: r.helperSeconds,
       helpers: r.helpers.map((h) => ({ ready: h.timeline.readyAt > 0, halvesMs: h.spent?.train ?? 0 })),
     })));
   } finally {
@@ -47,6 +48,10 @@ test('the induction model is lent the control\'s core when the control ends, and
   assert.ok(model.helpers[0].ready, 'the helper never set up');
   console.log(`# the helper took halves for ${model.helpers[0].halvesMs.toFixed(0)} ms`);
   assert.ok(model.helpers[0].halvesMs > 100, 'the helper took no halves');
+  // the run counts its helper's halves in what its steps cost (Run.msPerStep), as its worker reported them
+  assert.ok(model.helperSeconds > 0.1 && model.helperSeconds <= model.helpers[0].halvesMs / 1000 + 1e-9,
+    `helper seconds ${model.helperSeconds} against ${model.helpers[0].halvesMs} ms of halves`);
+  assert.equal(helped.find((r) => r.key === 'L1').helperSeconds, 0);
   for (let i = 0; i < 2; ++i) {
     const a = alone[i], b = helped[i];
     assert.equal(b.train.length, a.train.length);

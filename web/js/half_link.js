@@ -9,7 +9,7 @@
 //                              was written last), QUIT (1: the helper ends, the run takes its halves itself again),
 //                              B, T, NORM (the half's sequences and context, the whole batch's count of targets),
 //                              FAILED (1: the helper could not take the posted half)
-//   loss      Float64Array(1)  the half's loss share
+//   numbers   Float64Array(2)  the half's loss share; the helper's milliseconds of halves so far
 //   x, y      Int32Array(tokens) each: the half's inputs and targets
 //   params    Float32Array(P)  the weights of the step
 //   grads     Float32Array(P)  the half's gradient
@@ -45,7 +45,7 @@ export function halfViews(sab, tokens, params) {
   const floats = (n) => new Float32Array(sab, next(4 * n), n);
   return {
     control: ints(CONTROL_INTS),
-    loss: new Float64Array(sab, next(8), 1),
+    numbers: new Float64Array(sab, next(16), 2),
     x: ints(tokens),
     y: ints(tokens),
     params: floats(params),
@@ -61,7 +61,7 @@ export function halfViews(sab, tokens, params) {
  */
 export function newHalfLink(tokens, params) {
   const bytes = (n, size) => Math.ceil((n * size) / 8) * 8;
-  return new SharedArrayBuffer(bytes(CONTROL_INTS, 4) + 8 + 2 * bytes(tokens, 4) + 2 * bytes(params, 4));
+  return new SharedArrayBuffer(bytes(CONTROL_INTS, 4) + 16 + 2 * bytes(tokens, 4) + 2 * bytes(params, 4));
 }
 
 /**
@@ -79,7 +79,8 @@ export function quitLink(v) {
  * not answered in time, it is spent: it sends nothing more and every receive says none came, so the core takes
  * its halves itself (the same numbers: Trainer::step).
  * @param {ReturnType<typeof halfViews>} v
- * @returns {{send: Function, receive: Function, spent: () => boolean}}
+ * @returns {{send: Function, receive: Function, spent: () => boolean, helperMs: () => number}} helperMs: the
+ *   helper's milliseconds of halves so far (what the run's steps cost on its core)
  */
 export function runSide(v) {
   let step = 0;  // a new link: the helper takes the first post as step 1 (serveHalves)
@@ -119,9 +120,10 @@ export function runSide(v) {
         return null;
       }
       grads.set(v.grads);
-      return v.loss[0];
+      return v.numbers[0];
     },
     spent: () => spent || quit(),
+    helperMs: () => v.numbers[1],
   };
 }
 
@@ -154,10 +156,12 @@ export function serveHalves(v, run, took) {
     }
     if (r.ok) {
       v.grads.set(run._halfBuffers().grads);  // views again: a view made before the call may be stale after it
-      v.loss[0] = r.loss;
+      v.numbers[0] = r.loss;
     }
     v.control[FAILED] = r.ok ? 0 : 1;
-    took(performance.now() - t0);
+    const ms = performance.now() - t0;
+    v.numbers[1] += ms;
+    took(ms);
     Atomics.store(v.control, ANSWERED, step);
     Atomics.notify(v.control, ANSWERED);
     if (!r.ok) return;

@@ -56,9 +56,10 @@
  * @typedef {{type: 'reply', id: number, ok: boolean, error?: string, [key: string]: any}} ReplyMessage
  *   the answer to a message with an id: {ok: true, …result} or {ok: false, error}
  * @typedef {{type: 'progress', step: Int32Array, loss: Float64Array, stepsDone: number, seconds: number,
- *            heapBytes: number}}
+ *            helperSeconds: number, heapBytes: number}}
  *   ProgressMessage  the steps of one chunk: step (n) their indices, loss (n) their batches' losses; seconds of
- *   training so far (pauses excluded); heapBytes: the size of the worker's wasm memory now
+ *   training so far (pauses excluded); helperSeconds: of those steps' halves taken by helpers (helper.js), on
+ *   their own cores; heapBytes: the size of the worker's wasm memory now
  * @typedef {{type: 'val', step: number, loss: number}} ValMessage
  *   the validation loss after step steps: at set-up, every evalEvery steps and at the end
  * @typedef {{type: 'snapshot', step: number, weights: Uint8Array, full: Uint8Array}} SnapshotMessage
@@ -110,7 +111,7 @@ const TO_WORKER_FIELDS = {
 };
 const FROM_WORKER_FIELDS = {
   reply: ['id', 'ok', 'error?'],
-  progress: ['step', 'loss', 'stepsDone', 'seconds', 'heapBytes'],
+  progress: ['step', 'loss', 'stepsDone', 'seconds', 'helperSeconds', 'heapBytes'],
   val: ['step', 'loss'],
   snapshot: ['step', 'weights', 'full'],
   diverged: ['step', 'loss', 'limit'],

@@ -157,6 +157,10 @@ export class Run {
     this.stepsDone = 0;
     this.seconds = 0;         // training time so far (pauses excluded), over every worker of this run
     this.secondsBefore = 0;   // training time of the workers before the current one
+    /** seconds its helpers took of its steps (their halves, on their own cores: lendHelper), and of those before the
+     *  current worker */
+    this.helperSeconds = 0;
+    this.helperSecondsBefore = 0;
     this.trained = 0;         // steps trained so far, over every worker (recomputed steps count twice)
     this.wallStart = performance.now();  // wall time counts from the click: worker start-up included
     this.wallSeconds = 0;     // wall time from start to done
@@ -226,7 +230,7 @@ export class Run {
       key: this.key, label: this.label, settings: this.settings, text: this.text, status: done ? 'done' : 'paused',
       trainedAt: Date.now(), facts: this.facts, train: this.train, val: this.val, snapshots: this.snapshots,
       lastFull: done && this.lastFull?.step !== this.stepsDone ? null : this.lastFull, stepsDone: this.stepsDone,
-      seconds: this.seconds, trained: this.trained,
+      seconds: this.seconds, helperSeconds: this.helperSeconds, trained: this.trained,
       wallSeconds: done ? this.wallSeconds : (performance.now() - this.wallStart) / 1000, sample: this.sample, causality: this.causality, swap: this.swap,
       induction: this.induction, probe: this.probe, traces: this.traces, diverged: this.diverged,
     };
@@ -256,6 +260,7 @@ export class Run {
     for (const k of ['facts', 'train', 'val', 'snapshots', 'lastFull', 'stepsDone', 'seconds', 'trained', 'wallSeconds',
       'sample', 'causality', 'swap', 'induction', 'probe', 'traces', 'trainedAt']) this[k] = saved[k];
     this.secondsBefore = this.seconds;
+    this.helperSeconds = this.helperSecondsBefore = saved.helperSeconds ?? 0;  // kept before helpers: none
     if (saved.status !== 'done') this.wallStart = performance.now() - 1000 * this.wallSeconds;  // wall time so far
     this.restoredAt = Date.now();
     this.status = 'restarting';
@@ -362,6 +367,7 @@ export class Run {
     // drop the points after the snapshot: the new worker computes them again (bit-identically)
     this.#truncate(from.step);
     this.secondsBefore = this.seconds;
+    this.helperSecondsBefore = this.helperSeconds;
     this.#emit(RUN_EVENT.died, { reason, atStep: lost, fromStep: from.step });
     this.#spawn(from.bytes, false);
   }
@@ -453,6 +459,7 @@ export class Run {
         this.stepsDone = msg.stepsDone;
         this.heapBytes = msg.heapBytes;
         this.seconds = this.secondsBefore + msg.seconds;
+        this.helperSeconds = this.helperSecondsBefore + msg.helperSeconds;
         return this.#emit(RUN_EVENT.progress);
       case FROM_WORKER.val:
         if (this.val.step.length && this.val.step[this.val.step.length - 1] >= msg.step) return;
@@ -715,17 +722,26 @@ export class Run {
     }, SETTINGS.watchEveryMs);
   }
 
-  /** @returns {number} tokens per second of training so far (B·T·steps / training seconds) */
+  // the seconds of training the run's steps took on one core each: its worker's and its helpers' halves (the run
+  // itself was done sooner with a helper, but a step costs what it costs: Break it compares variants by it)
+  #coreSeconds() {
+    return this.seconds + this.helperSeconds;
+  }
+
+  /** @returns {number} tokens per second of one core's training so far (B·T·steps / training seconds) */
   tokensPerSecond() {
-    return this.seconds > 0 ? (this.trained * this.settings.batch * this.settings.context) / this.seconds : 0;
+    const s = this.#coreSeconds();
+    return s > 0 ? (this.trained * this.settings.batch * this.settings.context) / s : 0;
   }
 
-  /** @returns {number} milliseconds of training per step so far (measured in the worker), NaN before any */
+  /** @returns {number} milliseconds of one core's training per step so far (measured in the workers), NaN before any */
   msPerStep() {
-    return this.trained > 0 && this.seconds > 0 ? (1000 * this.seconds) / this.trained : NaN;
+    const s = this.#coreSeconds();
+    return this.trained > 0 && s > 0 ? (1000 * s) / this.trained : NaN;
   }
 
-  /** @returns {number} seconds left at the current speed, NaN when unknown */
+  /** @returns {number} seconds left at the current speed (its own worker's: a helper's steps are quicker), NaN when
+   *  unknown */
   secondsLeft() {
     if (!this.trained || this.seconds <= 0) return NaN;
     return ((this.settings.steps - this.stepsDone) * this.seconds) / this.trained;

@@ -39,6 +39,8 @@ let stopAtLoss = 0;    // nats: the run ends at its first measurement at or belo
 let divergenceLimit = NaN;  // the run's, read once at set-up: the blow-up message states it
 /** @type {ReturnType<typeof runSide> | null} while a helper takes half of each step (TO_WORKER.assist) */
 let helperLink = null;
+let helperSeconds = 0;        // the helpers' seconds of halves for this run so far, the current one's included
+let helperSecondsBefore = 0;  // of the helpers before the current one
 
 // which build of the core this worker trains with (kernels_module.js): a classic worker (opaque origin) has the one
 // its page imported for it (runs.js spawnWorker); a module worker is sent the module its page compiled for every
@@ -113,7 +115,7 @@ function init(msg) {
   evalEvery = Math.max(1, settings.evalEvery | 0 || 10);
   snapshotEvery = Math.max(1, settings.snapshotEvery | 0 || 30);
   stopAtLoss = settings.stopAtLoss > 0 ? settings.stopAtLoss : 0;
-  seconds = 0;
+  seconds = helperSeconds = helperSecondsBefore = 0;
   status = facts.stepsDone >= facts.steps ? 'done' : 'idle';
   // a run the page has measured already (taken back from the store, a finished run's worker started again) is not
   // measured again
@@ -219,6 +221,7 @@ function loop() {
   if (helperLink?.spent()) {  // the helper went: the steps take both halves here again
     run._attachHelper(null);
     helperLink = null;
+    helperSecondsBefore = helperSeconds;
   }
   const t0 = performance.now();
   const r = run._train(Math.min(stepsPerChunk, stepsToBoundary(run._stepsDone())));
@@ -230,10 +233,12 @@ function loop() {
     return;
   }
   seconds += dt;
+  if (helperLink) helperSeconds = helperSecondsBefore + helperLink.helperMs() / 1000;
   // adapt the chunk to about chunkMs (stepsToBoundary cuts it at the next boundary)
   const perStep = dt / Math.max(1, r.step.length);
   stepsPerChunk = Math.max(1, Math.round(SETTINGS.chunkMs / 1000 / Math.max(perStep, 1e-4)));
-  post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds, heapBytes: mod.HEAPU8.length });
+  post(FROM_WORKER.progress, { step: r.step, loss: r.loss, stepsDone: r.stepsDone, seconds, helperSeconds,
+    heapBytes: mod.HEAPU8.length });
   if (r.diverged >= 0) {
     status = 'paused';
     post(FROM_WORKER.diverged, { step: r.step[r.diverged], loss: r.loss[r.diverged], limit: divergenceLimit });
