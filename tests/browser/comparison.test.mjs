@@ -20,8 +20,12 @@ class FakeRun {
     this.text = '';     // the text it was made with
     this.saved = null;  // what it was restored from
     this.stepsDone = 0;
+    this.left = NaN;     // seconds left (secondsLeft), NaN before it has trained
+    this.helper = null;  // a helper lent to it (lendHelper), as runs.js keeps one
   }
   say(type, more = {}) { this.onEvent({ type, run: this, ...more }); }
+  secondsLeft() { return this.left; }
+  lendHelper() { this.calls.push('lendHelper'); this.helper = {}; return true; }
   ready() { this.status = 'ready'; this.say(RUN_EVENT.ready); }
   start() { this.calls.push('start'); if (['ready', 'paused'].includes(this.status)) this.status = 'running'; }
   pause() { this.calls.push('pause'); if (this.status === 'running') this.status = 'paused'; }
@@ -227,6 +231,40 @@ test('together: a run set up again after its worker died, before it trained, sta
   made[0].say(RUN_EVENT.died, { atStep: 0, reason: 'it crashed', fromStep: 0 });
   made[0].ready();  // runs.js: a run that had not started says ready again, not restarted
   assert.deepEqual(made.map((r) => r.status), ['running', 'running']);
+});
+
+test('a core left idle once no planned run waits is lent to the run with the most time left, if it has enough', () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(1), text: '', meta: {} });
+  for (const r of made) r.ready();
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+  made[0].left = 9, made[1].left = 30;
+  made[0].end();  // c starts: no core idle, nothing lent
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running']);
+  assert.ok(made.every((r) => !r.calls.includes('lendHelper')));
+  made[2].left = 1;  // too little left to be worth a helper's set-up
+  made[1].end();     // one core idle, c alone with 1 s left: not lent
+  assert.ok(!made[2].calls.includes('lendHelper'));
+  made[2].left = 5;
+  made[2].say(RUN_EVENT.status);  // the next event: lent now
+  assert.deepEqual(made[2].calls.filter((c) => c === 'lendHelper'), ['lendHelper']);
+  made[2].say(RUN_EVENT.status);  // a helper already: no second
+  assert.equal(made[2].calls.filter((c) => c === 'lendHelper').length, 1);
+});
+
+test('no core is lent while a planned run is still to start on it, nor while the comparison is held', () => {
+  const { comp, made } = setup();
+  comp.start({ entries: three(1), text: '', meta: {} });
+  made[0].ready(), made[1].ready();  // c, set up ahead, is still setting up
+  for (const r of made) r.left = 60;
+  made[0].end();  // a core idle, but c will take it once set up
+  assert.ok(made.every((r) => !r.calls.includes('lendHelper')), 'lent while c was setting up');
+  made[2].ready();
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running']);
+  comp.togglePause();
+  made[2].status = 'running';  // still finishing its chunk when b ends
+  made[1].end();
+  assert.ok(made.every((r) => !r.calls.includes('lendHelper')), 'lent while held');
 });
 
 test('a new comparison disposes of the runs so far and tells the keeper to drop them; a died run leaves a note', () => {
