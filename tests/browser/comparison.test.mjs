@@ -242,14 +242,26 @@ test('a core left idle once no planned run waits is lent to the run with the mos
   made[0].end();  // c starts: no core idle, nothing lent
   assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running']);
   assert.ok(made.every((r) => !r.calls.includes('lendHelper')));
-  made[2].left = 1;  // too little left to be worth a helper's set-up
-  made[1].end();     // one core idle, c alone with 1 s left: not lent
+  made[2].left = 0.3;  // too little left to be worth a helper's set-up
+  made[1].end();     // one core idle, c alone with 0.3 s left: not lent
   assert.ok(!made[2].calls.includes('lendHelper'));
   made[2].left = 5;
   made[2].say(RUN_EVENT.status);  // the next event: lent now
   assert.deepEqual(made[2].calls.filter((c) => c === 'lendHelper'), ['lendHelper']);
   made[2].say(RUN_EVENT.status);  // a helper already: no second
   assert.equal(made[2].calls.filter((c) => c === 'lendHelper').length, 1);
+});
+
+test('an idle core goes to the run with the most time left; two idle cores to two runs', () => {
+  const { comp, made } = setup({ slots: 4 });
+  comp.start({ entries: seedMajor([{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }, { key: 'c', label: 'C' },
+    { key: 'd', label: 'D' }], 1, 1, () => ({})), text: '', meta: {} });
+  for (const r of made) r.ready();
+  [made[0].left, made[1].left, made[2].left, made[3].left] = [1, 5, 20, 9];
+  made[0].end();  // one core idle: c, with 20 s left
+  assert.deepEqual(made.map((r) => r.calls.includes('lendHelper')), [false, false, true, false]);
+  made[2].end();  // c done (its helper with it, in runs.js): two cores idle for b and d, both lent
+  assert.deepEqual(made.map((r) => r.calls.includes('lendHelper')), [false, true, true, true]);
 });
 
 test('no core is lent while a planned run is still to start on it, nor while the comparison is held', () => {
