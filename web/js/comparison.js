@@ -14,7 +14,7 @@ const BUSY = ['starting', 'ready', 'running', 'paused', 'restarting'];
 // slot trained nothing (scripts/bench_page.mjs, issue 33)
 const AHEAD = 1;
 // a run lent a helper on a core that would stand idle (runs.js lendHelper) has at least this many seconds left: a
-// helper's set-up (its worker, the module the page compiled once, the run's data) took 69–84 ms of that core, after
+// helper's set-up (its worker, the module the page compiled once, the run's data) took 69–146 ms of that core, after
 // which it takes half of each step (scripts/bench_page.mjs, docs/experiments.md "Speed of the page")
 const HELP_AFTER_S = 0.5;
 
