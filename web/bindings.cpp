@@ -210,7 +210,6 @@ val phase_change(const val& series, double threshold, int eval_every) {
 }
 
 // ---------------------------------------------------------------- one training run (one per worker)
-// JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
 // The RemoteHalf of a run that a helper worker assists (web/js/helper.js): link is that script's object, whose
 // send copies the half and the weights to the helper and whose receive waits for the gradient (null: none came).
 // The views it is given are into this module's memory, valid during the call: no step grows the memory.
@@ -233,6 +232,7 @@ private:
     val link_;
 };
 
+// JS owns each instance and calls .delete(); every method answers { ok: false, error } before _init succeeded
 struct RunHandle {
     std::unique_ptr<mha::Run> run;
     std::vector<int> half_x, half_y;  // (B,T) a half batch a helper was sent (half_buffers)

@@ -87,7 +87,6 @@ public:
     StepResult step();
     // the steps to come take their batch's second half on remote (null: here again); it stays the Trainer's
     void set_remote(std::unique_ptr<RemoteHalf> remote) { remote_ = std::move(remote); }
-    bool has_remote() const { return remote_ != nullptr; }
     // a new schedule for the steps still to come (steps, warm-up, learning rates, clip, weight decay), keeping the
     // weights, the AdamW moments and the data PRNG; batch, context and seed fix the data and stay (throws mha::Error)
     void set_schedule(const TrainConfig& train);

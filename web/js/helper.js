@@ -29,9 +29,9 @@ export class Helper {
      *  null; and of those, before it served */
     this.spent = null;
     this.spentBeforeStart = null;
-    const link = { tokens: facts.batch * facts.context, params: facts.params, shared: null };
-    link.shared = newHalfLink(link.tokens, link.params);
-    this.views = halfViews(link.shared, link.tokens, link.params);
+    const tokens = facts.batch * facts.context, params = facts.params;
+    const link = { shared: newHalfLink(tokens, params), tokens, params };
+    this.views = halfViews(link.shared, tokens, params);
     worker.onerror = (e) => {
       e.preventDefault();
       this.end();
@@ -46,7 +46,7 @@ export class Helper {
         onLinked(link);
       } else if (msg.type === FROM_WORKER.served) {
         this.spent = { ...msg.spent, boot: msg.bootMs };
-        this.spentBeforeStart = msg.spentBeforeStart;
+        this.spentBeforeStart = { ...msg.spentBeforeStart, boot: msg.bootMs };
         worker.terminate();
       } else if (msg.type === FROM_WORKER.failed) {
         this.end();
