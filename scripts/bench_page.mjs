@@ -180,8 +180,8 @@ async function experiment(base, exp) {
     const wallS = (Date.now() - t0) / 1000;
     const cpu = cpuSeconds(cpuBefore, cpuReading());
     const after = { metrics: await mainThread(), costs: await page.evaluate(() => globalThis.mhaDebug.costs()) };
-    // an ended helper's worker reports what it spent a moment after the verdict
-    await page.waitForFunction((list) => globalThis.mhaDebug[list]().every((r) => r.helpers.every((h) => h.spent)),
+    // an ended helper's worker reports what it spent a moment after the verdict (a site built before helpers has none)
+    await page.waitForFunction((list) => globalThis.mhaDebug[list]().every((r) => (r.helpers ?? []).every((h) => h.spent)),
       exp.runs, { timeout: 5000 }).catch(() => {});
     const runs = await page.evaluate((list) => globalThis.mhaDebug[list]().map((r) => ({
       key: r.key, status: r.status, steps: r.stepsDone, trained: r.trained, heads: r.settings.nHeads, seed: r.settings.seed,
@@ -189,7 +189,7 @@ async function experiment(base, exp) {
       batch: r.settings.batch, step_flops: r.facts?.stepFlops ?? null, train_s: r.seconds, wall_s: r.wallSeconds,
       wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt ?? r.wallStart, ready_ms: r.timeline.readyAt,
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
-      helpers: r.helpers.map((h) => ({ created_ms: h.timeline.createdAt, ready_ms: h.timeline.readyAt,
+      helpers: (r.helpers ?? []).map((h) => ({ created_ms: h.timeline.createdAt, ready_ms: h.timeline.readyAt,
         started_ms: h.timeline.startedAt, done_ms: h.timeline.doneAt, spent_ms: h.spent, spent_before_start_ms: h.spentBeforeStart })),
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
