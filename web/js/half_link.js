@@ -1,7 +1,8 @@
 // The memory a training worker and its helper share (helper.js): each step the run's worker writes the second half
 // of its batch and the weights there, the helper takes that half's gradient and writes it back, and the run's step
-// sums the two halves (core: Trainer::step, RemoteHalf). Both workers block on Atomics.wait for the other, so a step
-// costs two copies of the weights each way and no message. Both sides are here, so their layout is written once.
+// sums the two halves (core: Trainer::step, RemoteHalf). Both workers block on Atomics.wait for the other: a step
+// copies the weights to the helper and the gradient back (each into the shared memory and out of it) and sends no
+// message. Both sides are here, so their layout is written once.
 // No DOM in this file.
 //
 // Layout of the SharedArrayBuffer (byte offsets, 8-aligned):
