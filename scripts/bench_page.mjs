@@ -190,7 +190,7 @@ async function experiment(base, exp) {
       wasm_memory_bytes: r.heapBytes, created_ms: r.timeline.createdAt ?? r.wallStart, ready_ms: r.timeline.readyAt,
       started_ms: r.timeline.startedAt, done_ms: r.timeline.doneAt, spent_ms: r.spent, spent_before_start_ms: r.spentBeforeStart,
       helpers: (r.helpers ?? []).map((h) => ({ created_ms: h.timeline.createdAt, ready_ms: h.timeline.readyAt,
-        started_ms: h.timeline.startedAt, done_ms: h.timeline.doneAt, spent_ms: h.spent, spent_before_start_ms: h.spentBeforeStart })),
+        started_ms: h.timeline.startedAt, done_ms: h.timeline.doneAt, spent_ms: h.spent })),
     })), exp.runs);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     // the workers alive and their wasm memory (each run's last report of it), at the verdict and once idle

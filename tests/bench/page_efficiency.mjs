@@ -31,7 +31,8 @@
  * @typedef {{created_ms: number, ready_ms: number, started_ms: number, done_ms: number,
  *   spent_ms: Record<string, number>|null, spent_before_start_ms?: Record<string, number>|null}} MeasuredWorker
  * @typedef {MeasuredWorker & {steps: number, trained: number, step_flops: number|null,
- *   helpers?: MeasuredWorker[]}} MeasuredRun  helpers: the helpers it was lent, in order
+ *   helpers?: MeasuredWorker[]}} MeasuredRun  helpers: the helpers it was lent, in order (a helper starts serving
+ *   as soon as it is set up, so it is never set up ahead and has no spent_before_start_ms)
  * @typedef {{name: string, cores: number, wall_s: number, click_ms: number, verdict_ms: number, together?: boolean,
  *   main_thread_s?: Record<string, number>, page_ms?: Record<string, number>, cpu_s?: Record<string, number>|null,
  *   runs: MeasuredRun[]}} MeasuredExperiment

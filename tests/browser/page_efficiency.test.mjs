@@ -105,7 +105,7 @@ test('the best schedule is of the runs\' training times; of best is it over the 
 test('a helper holds a slot like a run: its halves are training, its run counts them in the best schedule', () => {
   // the second run is lent a helper once the first ends at 8000: made then, serving from 8300 to the run's end at 9000
   const helper = { created_ms: 8000, ready_ms: 8300, started_ms: 8300, done_ms: 9000,
-    spent_ms: { boot: 50, module: 100, init: 150, train: 600 }, spent_before_start_ms: { boot: 50, module: 100, init: 150 } };
+    spent_ms: { boot: 50, module: 100, init: 150, train: 600 } };
   const helped = { ...experiment, runs: [experiment.runs[0], { ...experiment.runs[1], helpers: [helper] }, experiment.runs[2]] };
   const f = pageEfficiency(helped, 50);
   assert.equal(f.parts.train, (4 + 5 + 1 + 0.6) / 2);

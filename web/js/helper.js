@@ -26,9 +26,8 @@ export class Helper {
     /** when it was made, set up (and so started) and ended, performance.now() ms (scripts/bench_page.mjs) */
     this.timeline = { createdAt: performance.now(), readyAt: 0, startedAt: 0, doneAt: 0 };
     /** its worker's milliseconds by part once it reported (costs.js: boot, module, init, train: the halves), else
-     *  null; and of those, before it served */
+     *  null */
     this.spent = null;
-    this.spentBeforeStart = null;
     const tokens = facts.batch * facts.context, params = facts.params;
     const link = { shared: newHalfLink(tokens, params), tokens, params };
     this.views = halfViews(link.shared, tokens, params);
@@ -46,7 +45,6 @@ export class Helper {
         onLinked(link);
       } else if (msg.type === FROM_WORKER.served) {
         this.spent = { ...msg.spent, boot: msg.bootMs };
-        this.spentBeforeStart = { ...msg.spentBeforeStart, boot: msg.bootMs };
         worker.terminate();
       } else if (msg.type === FROM_WORKER.failed) {
         this.end();

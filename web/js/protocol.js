@@ -83,9 +83,9 @@
  *   every task, at every measurement (set-up, every evalEvery steps, the end): the core's head trace on the run's
  *   first validation sequence ({L, H, T, K, ids (T), tokens (T), previous, first, entropy, maxEntropy, distance
  *   (L*H), profile (L*H, K)}), the same sequence every time
- * @typedef {{type: 'served', spent: Record<string, number>, spentBeforeStart: Record<string, number>, bootMs: number}}
- *   ServedMessage  a helper's link quit: its milliseconds by part (train: the halves it took), of those before it
- *   served, and from its creation to its script running (as DoneMessage's)
+ * @typedef {{type: 'served', spent: Record<string, number>, bootMs: number}} ServedMessage
+ *   a helper's link quit: its milliseconds by part (train: the halves it took), and from its creation to its script
+ *   running (as DoneMessage's)
  * @typedef {{type: 'failed', error: string, outOfMemory?: boolean}} FailedMessage
  *   something the worker was doing failed (a chunk of training, a measurement, a bug caught at the top); the
  *   sentence says what. A failed chunk pauses the run; outOfMemory: the module ran out of memory and answers nothing
@@ -120,7 +120,7 @@ const FROM_WORKER_FIELDS = {
   swap: ['step', 'own', 'swapped'],
   induction: ['step', 'measurement', 'probe'],
   trace: ['step', 'trace'],
-  served: ['spent', 'spentBeforeStart', 'bootMs'],
+  served: ['spent', 'bootMs'],
   failed: ['error', 'outOfMemory?'],
 };
 

@@ -365,9 +365,8 @@ async function handle(msg) {
       return;
     case TO_WORKER.serve:
       if (!run) return post(FROM_WORKER.failed, { error: NOT_SET_UP.error });
-      spentBeforeStart ??= costs.totals();
       serveHalves(halfViews(msg.shared, msg.tokens, msg.params), run, (ms) => costs.add('train', ms));
-      return post(FROM_WORKER.served, { spent: costs.totals(), spentBeforeStart, bootMs });
+      return post(FROM_WORKER.served, { spent: costs.totals(), bootMs });
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
       return;
