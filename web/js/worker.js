@@ -257,15 +257,15 @@ function loop() {
 
 // own: the evaluation of the final weights, just measured
 function finish(own) {
+  status = 'done';
+  if (settings.causality) postCausality('trained');  // timed apart: 'causality' (not in 'finish' too)
   const sample = timed('finish', () => finishNow(own));
   post(FROM_WORKER.done, { stepsDone: run._stepsDone(), seconds, sample, spent: costs.totals(),
     spentBeforeStart: spentBeforeStart ?? {}, bootMs });
 }
 
-// the checks and the sample at the end; returns the sample
+// the swap check and the sample at the end; returns the sample
 function finishNow(own) {
-  status = 'done';
-  if (settings.causality) postCausality('trained');
   if (settings.swapCheck) {
     const swapped = run._evaluateAs('swapped_order');
     if (own.ok && swapped.ok) post(FROM_WORKER.swap, { step: run._stepsDone(), own: own.loss, swapped: swapped.loss });
