@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,6 +125,73 @@ TEST_CASE("the same spec builds the same run: bit-identical losses", "[run]") {
     REQUIRE(ca.steps.size() == cb.steps.size());
     for (std::size_t i = 0; i < ca.steps.size(); ++i) CHECK(ca.steps[i].loss == cb.steps[i].loss);
     CHECK(a->evaluate() == b->evaluate());
+}
+
+namespace {
+// The page's helper as the core sees it: another Run of the same settings, the far side of each step's second half
+// (Run::half_gradient_at) and of the later validation batches (Run::evaluate_batches_at), done at once on send.
+// Receives numbered in `missing` (counting steps and evaluations together) find nothing: the helper went.
+class RunHalf : public RemoteHalf {
+public:
+    RunHalf(Run& far, std::vector<int> missing) : far_(far), missing_(std::move(missing)) {}
+    void send(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P) override {
+        ++sends;
+        loss_ = far_.half_gradient_at(x, y, B, T, loss_norm, params, P);
+    }
+    bool receive(float* grads, std::size_t P, double& loss) override {
+        if (gone()) return false;
+        std::copy(far_.model().grads(), far_.model().grads() + P, grads);
+        loss = loss_;
+        return true;
+    }
+    void send_eval(int first, int count, const float* params, std::size_t P) override {
+        ++sends, ++evals;
+        losses_.assign(std::size_t(count), 0.0);
+        far_.evaluate_batches_at(first, count, params, P, losses_.data());
+    }
+    bool receive_eval(double* losses, int count) override {
+        if (gone()) return false;
+        REQUIRE(std::size_t(count) == losses_.size());
+        std::copy(losses_.begin(), losses_.end(), losses);
+        return true;
+    }
+    int sends = 0, evals = 0;
+
+private:
+    bool gone() const { return std::find(missing_.begin(), missing_.end(), sends) != missing_.end(); }
+    Run& far_;
+    std::vector<int> missing_;
+    double loss_ = 0;
+    std::vector<double> losses_;
+};
+}  // namespace
+
+TEST_CASE("a helper run that takes half of each step and of each evaluation gives the same bits", "[run]") {
+    for (int eval_batches : {4, 5, 1}) {  // 5: the helper takes 2 of them; 1: the run evaluates alone
+        RunSpec spec = text_spec();
+        spec.eval_batches = eval_batches;
+        const auto alone = built(spec), helped = built(spec), far = built(spec);
+        auto remote = std::make_unique<RunHalf>(*far, std::vector<int>{3, 8, 9});  // a step's, an evaluation's
+        RunHalf* half = remote.get();
+        helped->set_remote(std::move(remote));
+        for (int round = 0; round < 4; ++round) {
+            INFO(eval_batches << " evaluation batches, round " << round);
+            const TrainChunk a = alone->train(2), b = helped->train(2);
+            REQUIRE(a.steps.size() == b.steps.size());
+            for (std::size_t i = 0; i < a.steps.size(); ++i) REQUIRE(a.steps[i].loss == b.steps[i].loss);
+            REQUIRE(alone->evaluate() == helped->evaluate());
+        }
+        CHECK(half->evals == (eval_batches > 1 ? 4 : 0));
+        CHECK(half->sends == 8 + half->evals);
+        CHECK(std::memcmp(alone->model().params(), helped->model().params(),
+                          alone->model().num_params() * sizeof(float)) == 0);
+    }
+    // the far side refuses batches the run does not have, and weights of another size
+    const auto far = built(text_spec());
+    std::vector<double> out(8);
+    CHECK_THROWS_AS(far->evaluate_batches_at(3, 2, far->model().params(), far->model().num_params(), out.data()),
+                    Error);
+    CHECK_THROWS_AS(far->evaluate_batches_at(0, 1, far->model().params(), 7, out.data()), Error);
 }
 
 // ---------------------------------------------------------------- training

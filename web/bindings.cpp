@@ -211,7 +211,8 @@ val phase_change(const val& series, double threshold, int eval_every) {
 
 // ---------------------------------------------------------------- one training run (one per worker)
 // The RemoteHalf of a run that a helper worker assists (web/js/helper.js): link is that script's object, whose
-// send copies the half and the weights to the helper and whose receive waits for the gradient (null: none came).
+// send copies the half and the weights to the helper and whose receive waits for the gradient (null: none came),
+// and whose sendEval / receiveEval do the same for the later evaluation batches (receiveEval: false when none came).
 // The views it is given are into this module's memory, valid during the call: no step grows the memory.
 class LinkedHalf : public mha::RemoteHalf {
 public:
@@ -226,6 +227,12 @@ public:
         if (!r.isNumber()) return false;
         loss = r.as<double>();
         return true;
+    }
+    void send_eval(int first, int count, const float* params, std::size_t P) override {
+        link_.call<void>("sendEval", first, count, val(emscripten::typed_memory_view(P, params)));
+    }
+    bool receive_eval(double* losses, int count) override {
+        return link_.call<val>("receiveEval", val(emscripten::typed_memory_view(std::size_t(count), losses))).isTrue();
     }
 
 private:
@@ -353,6 +360,19 @@ struct RunHandle {
             return out;
         });
     }
+    // { ok, losses: Float64Array (count) }: the losses of the run's validation batches [first, first + count) at
+    // the weights written into half_buffers' params (a helper's side of the run's evaluation)
+    val evaluate_batches(int first, int count) {
+        return with_run([&](mha::Run& r) {
+            if (first < 0 || count < 1 || count > mha::RunLimits::max_eval_batches)
+                return error_value("The evaluation batches asked for are not this run's.");
+            std::vector<double> losses(std::size_t(count), 0.0);
+            r.evaluate_batches_at(first, count, r.model().params(), r.model().num_params(), losses.data());
+            val out = ok();
+            out.set("losses", copy_out(losses));
+            return out;
+        });
+    }
     // { ok, bytes: Uint8Array (a .safetensors file), step }
     val snapshot(bool with_optimizer) {
         return with_run([&](mha::Run& r) {
@@ -447,7 +467,8 @@ EMSCRIPTEN_BINDINGS(mha_sandbox) {
         .function("_restore", &RunHandle::restore)
         .function("_attachHelper", &RunHandle::attach_helper)
         .function("_halfBuffers", &RunHandle::half_buffers)
-        .function("_halfGradient", &RunHandle::half_gradient);
+        .function("_halfGradient", &RunHandle::half_gradient)
+        .function("_evaluateBatches", &RunHandle::evaluate_batches);
 
     emscripten::class_<InspectorHandle>("Inspector")
         .constructor<>()

@@ -230,7 +230,27 @@ int Run::train_to_end() {
     return steps_done() - first;
 }
 
-double Run::evaluate() { return trainer_->evaluate(eval_); }
+double Run::evaluate() {
+    RemoteHalf* remote = trainer_->remote();
+    const int n = eval_.n_batches, theirs = remote ? n / 2 : 0, mine = n - theirs;
+    if (theirs == 0) return trainer_->evaluate(eval_);
+    remote->send_eval(mine, theirs, model().params(), model().num_params());
+    std::vector<double> losses(std::size_t(n), 0.0);
+    for (int i = 0; i < mine; ++i) losses[i] = evaluate_batch(model(), eval_, i);
+    if (!remote->receive_eval(losses.data() + mine, theirs))
+        for (int i = mine; i < n; ++i) losses[i] = evaluate_batch(model(), eval_, i);
+    double total = 0;  // evaluate_loss's sum, in its order
+    for (double l : losses) total += l;
+    return total / n;
+}
+
+void Run::evaluate_batches_at(int first, int count, const float* params, std::size_t P, double* losses) {
+    MHA_CHECK(first >= 0 && count >= 1 && first + count <= eval_.n_batches,
+              "the evaluation batches asked for are not this run's");
+    MHA_CHECK(P == model().num_params(), "the weights sent are not this model's");
+    if (params != model().params()) std::copy(params, params + P, model().params());
+    for (int i = 0; i < count; ++i) losses[i] = evaluate_batch(model(), eval_, first + i);
+}
 
 double Run::divergence_limit() const { return kDivergenceFactor * std::log(double(model().config().vocab_size)); }
 

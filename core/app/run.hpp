@@ -188,8 +188,14 @@ public:
     // when they were written there), into model().grads(); returns its loss share (half_gradient). Throws
     // mha::Error for a half or weights that do not fit.
     double half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P);
-    // mean loss over the fixed validation batches
+    // mean loss over the fixed validation batches; with a remote, the later half of the batches is evaluated there
+    // (the same bits: the batches' losses are added in order either way)
     double evaluate();
+    // the far side of another run's evaluate, on this run's model and validation batches (the same settings give
+    // the same batches): the losses of batches [first, first + count) at the weights params (P; model().params()
+    // itself when they were written there), into losses (count). Throws mha::Error for a range or weights that do
+    // not fit.
+    void evaluate_batches_at(int first, int count, const float* params, std::size_t P, double* losses);
     // a new schedule (lr, min_lr, steps, warmup; e.g. a lower rate after a blow-up), keeping weights, AdamW state and
     // progress; batch and seed fix the data and cannot change. "" or a sentence.
     std::string set_schedule(const TrainConfig& train);

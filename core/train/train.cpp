@@ -111,10 +111,16 @@ void Trainer::set_schedule(const TrainConfig& train) {
 double Trainer::evaluate(const EvalBatches& eval) { return evaluate_loss(model_, eval); }
 
 double evaluate_loss(Gpt<float>& model, const EvalBatches& eval) {
-    MHA_CHECK(eval.n_batches > 0 && eval.T <= model.config().max_seq_len, "empty or too long evaluation set");
+    MHA_CHECK(eval.n_batches > 0, "empty evaluation set");
     double total = 0;
-    for (int i = 0; i < eval.n_batches; ++i) total += model.forward(eval.x_batch(i), eval.y_batch(i), eval.B, eval.T);
+    for (int i = 0; i < eval.n_batches; ++i) total += evaluate_batch(model, eval, i);
     return total / eval.n_batches;
+}
+
+double evaluate_batch(Gpt<float>& model, const EvalBatches& eval, int i) {
+    MHA_CHECK(i >= 0 && i < eval.n_batches && eval.T <= model.config().max_seq_len,
+              "no such evaluation batch, or too long");
+    return model.forward(eval.x_batch(i), eval.y_batch(i), eval.B, eval.T);
 }
 
 EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T, std::uint64_t seed) {

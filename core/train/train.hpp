@@ -50,6 +50,8 @@ EvalBatches sample_eval_batches(const BatchSampler& sampler, int n, int B, int T
 
 // mean loss of model over fixed evaluation batches (forward only); throws mha::Error if they are empty or too long
 double evaluate_loss(Gpt<float>& model, const EvalBatches& eval);
+// the loss of batch i of eval (0 <= i < eval.n_batches): evaluate_loss is their sum, in order, over n_batches
+double evaluate_batch(Gpt<float>& model, const EvalBatches& eval, int i);
 
 // One half of a batch (x, y: (B,T)) at the model's weights: its gradient written into model.grads(), and its share
 // of the whole batch's mean loss returned, both divided by loss_norm, the whole batch's count of targets (Gpt::
@@ -67,6 +69,11 @@ public:
     virtual void send(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P) = 0;
     // the half's gradient into grads (P) and its loss share into loss (half_gradient's), or false: none came
     virtual bool receive(float* grads, std::size_t P, double& loss) = 0;
+    // the run's fixed evaluation batches [first, first + count) at the weights now (P), on the far side's copy of
+    // them (a run of the same settings has the same ones): Run::evaluate sends the later batches there
+    virtual void send_eval(int first, int count, const float* params, std::size_t P) = 0;
+    // those batches' losses (evaluate_batch's, count of them) into losses, or false: none came
+    virtual bool receive_eval(double* losses, int count) = 0;
 };
 
 struct StepResult {
@@ -87,6 +94,7 @@ public:
     StepResult step();
     // the steps to come take their batch's second half on remote (null: here again); it stays the Trainer's
     void set_remote(std::unique_ptr<RemoteHalf> remote) { remote_ = std::move(remote); }
+    RemoteHalf* remote() const { return remote_.get(); }
     // a new schedule for the steps still to come (steps, warm-up, learning rates, clip, weight decay), keeping the
     // weights, the AdamW moments and the data PRNG; batch, context and seed fix the data and stay (throws mha::Error)
     void set_schedule(const TrainConfig& train);

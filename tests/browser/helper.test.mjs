@@ -2,8 +2,9 @@
 //   node --test --test-reporter=spec tests/browser/helper.test.mjs
 // The induction panel trains a 2-layer model beside a 1-layer control that takes about half as long per step, so
 // once the control ends a core stands idle: the comparison lends it to the model, whose steps then take their
-// batches' second halves there. The model must train to the same bits as with no helper (mhaDebug.helpers(false)):
-// its training and validation losses are compared number for number. A page that is not cross-origin isolated
+// batches' second halves there, and whose measurements their later validation batches. The model must train to the
+// same bits as with no helper (mhaDebug.helpers(false)): its training and validation losses are compared number for
+// number. A page that is not cross-origin isolated
 // (a course host's frame, file://) has no helpers: there every run trains alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +30,8 @@ async function train(helpers) {
     return await p.evaluate(() => globalThis.mhaDebug.inductionRuns().map((r) => ({
       key: r.key, status: r.status, stepsDone: r.stepsDone, train: [...r.train.loss], val: [...r.val.loss],
       helperSeconds: r.helperSeconds,
-      helpers: r.helpers.map((h) => ({ ready: h.timeline.readyAt > 0, halvesMs: h.spent?.train ?? 0 })),
+      helpers: r.helpers.map((h) => ({ ready: h.timeline.readyAt > 0, halvesMs: h.spent?.train ?? 0,
+        evaluationMs: h.spent?.evaluate ?? 0 })),
     })));
   } finally {
     await p.close();
@@ -48,6 +50,8 @@ test('the induction model is lent the control\'s core when the control ends, and
   assert.ok(model.helpers[0].ready, 'the helper never set up');
   console.log(`# the helper took halves for ${model.helpers[0].halvesMs.toFixed(0)} ms`);
   assert.ok(model.helpers[0].halvesMs > 100, 'the helper took no halves');
+  console.log(`# and validation batches for ${model.helpers[0].evaluationMs.toFixed(0)} ms`);
+  assert.ok(model.helpers[0].evaluationMs > 0, 'the helper took no validation batches');
   // the run counts its helper's halves in what its steps cost (Run.msPerStep), as its worker reported them
   assert.ok(model.helperSeconds > 0.1 && model.helperSeconds <= model.helpers[0].halvesMs / 1000 + 1e-9,
     `helper seconds ${model.helperSeconds} against ${model.helpers[0].halvesMs} ms of halves`);

@@ -365,7 +365,7 @@ async function handle(msg) {
       return;
     case TO_WORKER.serve:
       if (!run) return post(FROM_WORKER.failed, { error: NOT_SET_UP.error });
-      serveHalves(halfViews(msg.shared, msg.tokens, msg.params), run, (ms) => costs.add('train', ms));
+      serveHalves(halfViews(msg.shared, msg.tokens, msg.params), run, (ms, part) => costs.add(part, ms));
       return post(FROM_WORKER.served, { spent: costs.totals(), bootMs });
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
