@@ -4,8 +4,8 @@
 // once the control ends a core stands idle: the comparison lends it to the model, whose steps then take their
 // batches' second halves there, and whose measurements their later validation batches. The model must train to the
 // same bits as with no helper (mhaDebug.helpers(false)): its training and validation losses are compared number for
-// number. A page that is not cross-origin isolated
-// (a course host's frame, file://) has no helpers: there every run trains alone.
+// number. A page that is not cross-origin isolated (a course host's frame, file://) has no helpers: there every run
+// trains alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSession } from './page_session.mjs';
