@@ -436,7 +436,7 @@ if (page) {
     out(`      ${list[0].title ?? name}: ${parts.map((p) => `${p.label} ${num(p.r.median)}`).join(', ')}` +
       `${ahead >= 0.05 ? `; beside them, the set-up of the runs set up ahead ${num(ahead)}` : ''}`);
     const lent = range(list.map((e) => sum(e.runs.map((r) => r.helpers?.length ?? 0)))).median;
-    if (lent > 0) out(`        helpers lent on idle cores: ${num(lent, 0)} (their halves are in the training, their set-up in start-up and set-up)`);
+    if (lent > 0) out(`        helpers lent on idle cores: ${num(lent, 0)} (their halves are in the training, their validation batches in evaluation, their set-up in start-up and set-up)`);
     const pm = range(effs.map((f) => f.mainThread)).median;
     const tally = (k) => range(effs.map((f) => (f.pageMs[k] ?? 0) / 1000)).median;
     out(`        main thread (beside the workers, on the same cores): ${num(pm)} s busy, of which receiving ${num(tally('receive'))}, ` +
