@@ -364,7 +364,8 @@ struct RunHandle {
     // the weights written into half_buffers' params (a helper's side of the run's evaluation)
     val evaluate_batches(int first, int count) {
         return with_run([&](mha::Run& r) {
-            if (first < 0 || count < 1 || count > mha::RunLimits::max_eval_batches)
+            // the count before the allocation; the core checks the range
+            if (count < 1 || count > mha::RunLimits::max_eval_batches)
                 return error_value("The evaluation batches asked for are not this run's.");
             std::vector<double> losses(std::size_t(count), 0.0);
             r.evaluate_batches_at(first, count, r.model().params(), r.model().num_params(), losses.data());

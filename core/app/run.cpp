@@ -214,13 +214,17 @@ TrainChunk Run::train(int n) {
     return chunk;
 }
 
+void Run::take_weights(const float* params, std::size_t P) {
+    MHA_CHECK(P == model().num_params(), "the weights sent are not this model's");
+    if (params != model().params()) std::copy(params, params + P, model().params());
+}
+
 double Run::half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params,
                              std::size_t P) {
     const TrainConfig& t = trainer_->train_config();
     MHA_CHECK(B >= 1 && B <= t.batch && T == t.seq_len && loss_norm >= 0 && loss_norm <= t.batch * T,
               "the half batch does not fit this run");
-    MHA_CHECK(P == model().num_params(), "the weights sent are not this model's");
-    if (params != model().params()) std::copy(params, params + P, model().params());
+    take_weights(params, P);
     return half_gradient(model(), x, y, B, T, loss_norm);
 }
 
@@ -233,12 +237,11 @@ int Run::train_to_end() {
 double Run::evaluate() {
     RemoteHalf* remote = trainer_->remote();
     const int n = eval_.n_batches, theirs = remote ? n / 2 : 0, mine = n - theirs;
-    if (theirs == 0) return trainer_->evaluate(eval_);
-    remote->send_eval(mine, theirs, model().params(), model().num_params());
+    if (theirs > 0) remote->send_eval(mine, theirs, model().params(), model().num_params());
     std::vector<double> losses(std::size_t(n), 0.0);
     for (int i = 0; i < mine; ++i) losses[i] = evaluate_batch(model(), eval_, i);
-    if (!remote->receive_eval(losses.data() + mine, theirs))
-        for (int i = mine; i < n; ++i) losses[i] = evaluate_batch(model(), eval_, i);
+    const bool came = theirs > 0 && remote->receive_eval(losses.data() + mine, theirs);
+    for (int i = came ? n : mine; i < n; ++i) losses[i] = evaluate_batch(model(), eval_, i);
     double total = 0;  // evaluate_loss's sum, in its order
     for (double l : losses) total += l;
     return total / n;
@@ -247,8 +250,7 @@ double Run::evaluate() {
 void Run::evaluate_batches_at(int first, int count, const float* params, std::size_t P, double* losses) {
     MHA_CHECK(first >= 0 && count >= 1 && first + count <= eval_.n_batches,
               "the evaluation batches asked for are not this run's");
-    MHA_CHECK(P == model().num_params(), "the weights sent are not this model's");
-    if (params != model().params()) std::copy(params, params + P, model().params());
+    take_weights(params, P);
     for (int i = 0; i < count; ++i) losses[i] = evaluate_batch(model(), eval_, first + i);
 }
 

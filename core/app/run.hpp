@@ -112,10 +112,10 @@ struct EndSample {
 };
 
 // The memory a run of model m at batch B holds at its largest: the parameters, their gradients, the gradient of
-// the batch's other half (Trainer::step) and AdamW's two moments (5·P floats), one (B,T) batch's activations and their gradients (2·A floats, model.hpp
-// activation_elements; evaluation reuses them), a full snapshot while it is made (Run::snapshot copies the moments
-// out, 2·P, and writes the file of weights and moments, 3·P: 5·P floats; a page's worker takes them as it
-// trains), and room for the rest (the text, token ids, the module itself).
+// the batch's other half (Trainer::step) and AdamW's two moments (5·P floats), one (B,T) batch's activations and
+// their gradients (2·A floats, model.hpp activation_elements; evaluation reuses them), a full snapshot while it is
+// made (Run::snapshot copies the moments out, 2·P, and writes the file of weights and moments, 3·P: 5·P floats; a
+// page's worker takes them as it trains), and room for the rest (the text, token ids, the module itself).
 std::uint64_t run_memory_bytes(const ModelConfig& m, int batch);
 // The most a run may hold: a page's WebAssembly module grows to at most 2 GiB (Emscripten 3.1.6's default with
 // memory growth), and a buffer that grows is briefly there twice; the CLI keeps to it too, so that every run the
@@ -187,7 +187,8 @@ public:
     // (x, y: (B,T), B at most this run's batch, T its context) at the weights params (P; model().params() itself
     // when they were written there), into model().grads(); returns its loss share (half_gradient). Throws
     // mha::Error for a half or weights that do not fit.
-    double half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params, std::size_t P);
+    double half_gradient_at(const int* x, const int* y, int B, int T, int loss_norm, const float* params,
+                            std::size_t P);
     // mean loss over the fixed validation batches; with a remote, the later half of the batches is evaluated there
     // (the same bits: the batches' losses are added in order either way)
     double evaluate();
@@ -260,6 +261,9 @@ private:
     // make_run's work; model: the model being built (the file's, once it is read), for the out-of-memory sentence
     static std::string build(const RunSpec& spec, std::unique_ptr<Run>& out, ModelConfig& model);
     BatchSampler sampler();
+    // the far side's weights (P; model().params() itself when they were written there) into this run's model;
+    // throws mha::Error for weights of another size
+    void take_weights(const float* params, std::size_t P);
 
     RunSpec spec_;             // as built: model.vocab_size and train.seq_len filled in, checkpoint bytes dropped
     CharTokenizer tok_;        // text task: the text's (or the checkpoint's) symbols

@@ -108,8 +108,6 @@ void Trainer::set_schedule(const TrainConfig& train) {
     train_ = train;
 }
 
-double Trainer::evaluate(const EvalBatches& eval) { return evaluate_loss(model_, eval); }
-
 double evaluate_loss(Gpt<float>& model, const EvalBatches& eval) {
     MHA_CHECK(eval.n_batches > 0, "empty evaluation set");
     double total = 0;

@@ -98,8 +98,6 @@ public:
     // a new schedule for the steps still to come (steps, warm-up, learning rates, clip, weight decay), keeping the
     // weights, the AdamW moments and the data PRNG; batch, context and seed fix the data and stay (throws mha::Error)
     void set_schedule(const TrainConfig& train);
-    // mean loss over fixed evaluation batches (no update), so curves of different runs compare: evaluate_loss
-    double evaluate(const EvalBatches& eval);
 
     Gpt<float>& model() { return model_; }
     const Gpt<float>& model() const { return model_; }
