@@ -10,7 +10,7 @@ import { halfViews, newHalfLink, quitLink, runSide } from '../../web/js/half_lin
 
 const TOKENS = 6, PARAMS = 5;
 
-/** a link, the run's side of it, and a helper thread serving it; `returned` settles when serveHalves returns */
+/** a link, the run's side of it, and a helper thread serving it; `returned` settles when serveJobs returns */
 function link(failOn = '') {
   const shared = newHalfLink(TOKENS, PARAMS);
   const views = halfViews(shared, TOKENS, PARAMS);

@@ -23,10 +23,11 @@ const HALF = 0, EVAL = 1;  // the jobs: a half batch's gradient, validation batc
 const MAX_EVAL_BATCHES = 64;
 
 const SETTINGS = {
-  // the run's worker waits this long for a half, plus 20 times what its own half took, before it takes the half
-  // itself: the helper's core may be briefly taken, but a helper that never answers must not hold the run up
+  // the run's worker waits this long for an answer, plus 20 times what its own part took (its half, its batches),
+  // before it does the job itself: the helper's core may be briefly taken, but a helper that never answers must not
+  // hold the run up
   answerMs: 2000,
-  answerTimesOwnHalf: 20,
+  answerTimesOwnPart: 20,
   // each side watches the shared word this long before it sleeps in Atomics.wait: the other side answers within a
   // fraction of a millisecond at every step, and a sleeping worker takes a while to wake (the offsets task's tail
   // run waited 0.13 ms a step for its helper's half, 0.10 ms when both watched first: its receives, timed)
@@ -113,7 +114,7 @@ export function quitLink(v) {
  *   its core)
  */
 export function runSide(v) {
-  let job = 0;  // a new link: the helper takes the first post as job 1 (serveHalves)
+  let job = 0;  // a new link: the helper takes the first post as job 1 (serveJobs)
   let sentAt = 0;
   let spent = false;
   const quit = () => Atomics.load(v.control, QUIT) === 1;
@@ -135,7 +136,7 @@ export function runSide(v) {
   const answered = () => {
     if (spent) return false;
     const ownPart = performance.now() - sentAt;  // what this side did meanwhile: its own half, its own batches
-    const deadline = performance.now() + SETTINGS.answerMs + SETTINGS.answerTimesOwnHalf * ownPart;
+    const deadline = performance.now() + SETTINGS.answerMs + SETTINGS.answerTimesOwnPart * ownPart;
     for (;;) {
       const last = Atomics.load(v.control, ANSWERED);
       if (last === job) break;
@@ -187,7 +188,7 @@ export function runSide(v) {
  * @param {(ms: number, part: 'train' | 'evaluate') => void} took the milliseconds of each job: a half's gradient
  *   (training) or validation batches (evaluation)
  */
-export function serveHalves(v, run, took) {
+export function serveJobs(v, run, took) {
   // a new link (newHalfLink): nothing posted yet. Not the value now: the run's worker may post its first job before
   // this line runs, and a helper that took that post for seen would wait for the next while the run waited for it
   let seen = 0;

@@ -1,9 +1,10 @@
 // A helper: a second worker lent to a training run while a core would otherwise stand idle (a comparison's last
 // runs, the induction model beside its shorter control: comparison.js lends them). It sets up a Run of the same
-// settings, then takes the second half of each of the run's steps through shared memory (half_link.js); the run's
-// worker sums the halves. A run trains to the same bits with a helper or without (core: Trainer::step), so a
-// helper changes how long a run takes, never what it computes. Only where workers can share memory (canShare: a
-// cross-origin-isolated page); elsewhere runs train alone, as before. No DOM in this file.
+// settings, then takes the second half of each of the run's steps, and the later validation batches of each of its
+// measurements, through shared memory (half_link.js); the run's worker sums the halves and adds the batches' losses.
+// A run trains to the same bits with a helper or without (core: Trainer::step, Run::evaluate), so a helper changes
+// how long a run takes, never what it computes. Only where workers can share memory (canShare: a cross-origin-isolated
+// page); elsewhere runs train alone, as before. No DOM in this file.
 import { halfViews, newHalfLink, quitLink } from './half_link.js';
 import { checkMessage, FROM_WORKER, toWorker, TO_WORKER } from './protocol.js';
 
@@ -25,8 +26,8 @@ export class Helper {
     this.ended = false;
     /** when it was made, set up (and so started) and ended, performance.now() ms (scripts/bench_page.mjs) */
     this.timeline = { createdAt: performance.now(), readyAt: 0, startedAt: 0, doneAt: 0 };
-    /** its worker's milliseconds by part once it reported (costs.js: boot, module, init, train: the halves), else
-     *  null */
+    /** its worker's milliseconds by part once it reported (costs.js: boot, module, init, train: the halves,
+     *  evaluate: the validation batches), else null */
     this.spent = null;
     const tokens = facts.batch * facts.context, params = facts.params;
     const link = { shared: newHalfLink(tokens, params), tokens, params };

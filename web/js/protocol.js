@@ -44,11 +44,12 @@
  *   back exactly; core/lab/head_pruning.hpp); replied with {ok, step, L, H, baseLoss, importance (L*H, layer-major),
  *   order (L*H head indices l*H + h, least important first), loss (L*H + 1: k = 0 … L*H heads off)}
  * @typedef {{type: 'assist', shared: SharedArrayBuffer, tokens: number, params: number}} AssistMessage
- *   from the run's next step on, a helper takes the second half of each batch through this shared memory
- *   (half_link.js; tokens: the run's batch × context, params: its parameter count), until the link quits
+ *   from the run's next step on, a helper takes the second half of each batch, and the later validation batches of
+ *   each measurement, through this shared memory (half_link.js; tokens: the run's batch × context, params: its
+ *   parameter count), until the link quits
  * @typedef {{type: 'serve', shared: SharedArrayBuffer, tokens: number, params: number}} ServeMessage
- *   to a helper (helper.js) set up with the run's settings: take every half posted to this shared memory, blocking
- *   this worker, until the link quits; then say served
+ *   to a helper (helper.js) set up with the run's settings: do every job posted to this shared memory (a half, a
+ *   measurement's batches), blocking this worker, until the link quits; then say served
  * @typedef {{type: 'crash'}} CrashMessage  test hook: the worker dies of an uncaught error
  */
 // Worker -> page.
@@ -84,8 +85,8 @@
  *   first validation sequence ({L, H, T, K, ids (T), tokens (T), previous, first, entropy, maxEntropy, distance
  *   (L*H), profile (L*H, K)}), the same sequence every time
  * @typedef {{type: 'served', spent: Record<string, number>, bootMs: number}} ServedMessage
- *   a helper's link quit: its milliseconds by part (train: the halves it took), and from its creation to its script
- *   running (as DoneMessage's)
+ *   a helper's link quit: its milliseconds by part (train: the halves it took, evaluate: the validation batches),
+ *   and from its creation to its script running (as DoneMessage's)
  * @typedef {{type: 'failed', error: string, outOfMemory?: boolean}} FailedMessage
  *   something the worker was doing failed (a chunk of training, a measurement, a bug caught at the top); the
  *   sentence says what. A failed chunk pauses the run; outOfMemory: the module ran out of memory and answers nothing

@@ -6,7 +6,7 @@
 // it (the same model's weights: the run's now, or a snapshot's), each freed with delete().
 import createMha from '../mha.js';
 import { costTally } from './costs.js';
-import { halfViews, runSide, serveHalves } from './half_link.js';
+import { halfViews, runSide, serveJobs } from './half_link.js';
 import { moduleOptions } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
@@ -365,7 +365,7 @@ async function handle(msg) {
       return;
     case TO_WORKER.serve:
       if (!run) return post(FROM_WORKER.failed, { error: NOT_SET_UP.error });
-      serveHalves(halfViews(msg.shared, msg.tokens, msg.params), run, (ms, part) => costs.add(part, ms));
+      serveJobs(halfViews(msg.shared, msg.tokens, msg.params), run, (ms, part) => costs.add(part, ms));
       return post(FROM_WORKER.served, { spent: costs.totals(), bootMs });
     case TO_WORKER.crash:
       setTimeout(() => { throw new Error('mha-test-crash: this worker was told to die'); }, 0);
