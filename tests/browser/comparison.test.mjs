@@ -77,25 +77,27 @@ test('streams: the events that come many times while a run trains, and no state 
 test('as many runs as slots train, one more is set up ahead, the rest wait; a run that ends frees its slot', () => {
   const { comp, made, heard } = setup();
   comp.start({ entries: three(), text: 'the text', meta: { what: 1 } });
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);  // two slots and one set up ahead
-  assert.equal(comp.queued(), 3);
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b']);  // two slots: none set up ahead while theirs are set up
+  assert.equal(comp.queued(), 4);
   assert.equal(made[0].text, 'the text');
   made[0].ready();
   assert.equal(made[0].status, 'running');  // set up: it starts
   made[0].say(RUN_EVENT.progress);          // streaming: no new run
-  assert.equal(made.length, 3);
+  assert.equal(made.length, 2);             // b is still being set up
   made[1].ready();
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);  // both train: one is set up ahead
   made[2].ready();
   assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);  // the third waits, set up
   made[0].end();
   // the run set up ahead trains at once, and the next is set up ahead in its place
   assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
   assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8']);
-  made[1].end('failed');                    // a failed run frees its slot too
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);
-  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8', 'B, seed 8']);
+  made[1].end('failed');                    // a failed run frees its slot too, which a-seed8 will take
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8']);  // none ahead while a-seed8 is set up
   made[3].ready();                          // a slot was free when it was set up: it starts
   assert.equal(made[3].status, 'running');
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);  // and the next is set up ahead
+  assert.deepEqual(comp.entries().map((e) => e.label), ['A, seed 7', 'B, seed 7', 'C, seed 7', 'A, seed 8', 'B, seed 8']);
   assert.deepEqual(heard, ['ready', 'progress', 'ready', 'ready', 'done', 'failed', 'ready']);  // every event reaches the panel
 });
 
@@ -104,8 +106,9 @@ test('startRank: lower ranks are set up and started first, equal ranks in plan o
   // two settings over three seeds, b's runs (the longer ones, say) ranked first
   const entries = seedMajor([{ key: 'a', label: 'A', startRank: 1 }, { key: 'b', label: 'B', startRank: 0 }], 3, 1, (s, seed) => ({ seed }));
   comp.start({ entries, text: 't', meta: {} });
-  assert.deepEqual(made.map((r) => r.key), ['b', 'b-seed2', 'b-seed3']);  // two slots and one ahead, all b
-  for (const r of made) r.ready();
+  assert.deepEqual(made.map((r) => r.key), ['b', 'b-seed2']);  // two slots, both b
+  for (const r of made) r.ready();          // (made grows: the one set up ahead comes once both train)
+  assert.deepEqual(made.map((r) => r.key), ['b', 'b-seed2', 'b-seed3']);  // and one ahead, b too
   assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
   made[0].end();
   assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
@@ -119,22 +122,23 @@ test('startRank: lower ranks are set up and started first, equal ranks in plan o
   assert.deepEqual(comp.saved().entries.map((p) => p.startRank), [1, 0, 1, 0, 1, 0]);  // kept with the plan
 });
 
-test('runs start in start order: one set up ahead that is ready first waits for the one before it', () => {
+test('runs start in start order: one that is ready first waits for the one before it', () => {
   const { comp, made } = setup();
   comp.start({ entries: three(), text: 't', meta: {} });
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c']);
-  made[0].ready();
-  made[2].ready();  // c, set up ahead, is ready before b: it waits
-  assert.deepEqual(made.map((r) => r.status), ['running', 'starting', 'ready']);
-  made[1].ready();  // b takes the free slot
-  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b']);
+  made[1].ready();  // b is ready before a: it waits, though a slot is free
+  assert.deepEqual(made.map((r) => r.status), ['starting', 'ready']);
+  made[0].ready();  // a starts, then b; and c is set up ahead
+  assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'starting']);
+  made[0].end();
+  made[2].ready();  // c takes the slot a freed
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
   // a run whose set-up fails holds back nothing: the one after it takes the slot
   const second = setup();
   second.comp.start({ entries: three(), text: 't', meta: {} });
-  second.made[0].ready();
-  second.made[2].ready();
-  second.made[1].end('failed');
-  assert.deepEqual(second.made.map((r) => r.status), ['running', 'failed', 'running', 'starting']);
+  second.made[1].ready();
+  second.made[0].end('failed');
+  assert.deepEqual(second.made.map((r) => r.status), ['failed', 'running', 'starting']);
 });
 
 test('a start that the panel hears at once (as a Run says its status) does not let more runs train than slots', () => {
@@ -146,9 +150,9 @@ test('a start that the panel hears at once (as a Run says its status) does not l
   const made = [];
   const { comp } = setup({ makeRun: (p, text, on) => { const r = new SaysItsStart(p, on); made.push(r); return /** @type {any} */ (r); } });
   comp.start({ entries: three(), text: 't', meta: {} });
-  made[2].ready();
-  made[1].ready();  // b and c wait for a, the first in order
-  made[0].ready();  // a is set up last: a and b start, c waits for a free slot
+  made[1].ready();  // b waits for a, the first in order
+  made[0].ready();  // a is set up last: a and b start (each start heard at once), c is set up ahead
+  made[2].ready();  // and waits for a free slot
   assert.deepEqual(made.map((r) => r.status), ['running', 'running', 'ready']);
 });
 
@@ -158,12 +162,17 @@ test('a run outside the plan holds a slot only while it trains; keepLast keeps i
   const upload = { status: 'running', key: 'upload', stop() {}, start() {}, pause() {}, dispose() {} };
   comp.start({ entries: three(2), text: '', meta: {} });
   runs.set('upload', upload);
-  assert.equal(made.length, 3);             // a, b and one ahead, c
-  made[0].end();
-  assert.equal(made.length, 3);             // a ended, but the file's run trains: still three busy
-  upload.status = 'ready';
+  made[0].ready();
+  made[1].ready();                          // a trains beside the file's run; b, set up, waits for a slot
+  assert.deepEqual(made.map((r) => r.status), ['running', 'ready']);  // and none is set up ahead: three are busy
+  made[0].end();                            // a's slot goes to b, and c is set up ahead
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'starting']);
+  upload.status = 'ready';                  // the file's run no longer trains: it holds no slot
   made[1].end();
-  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8']);  // c and a-seed8 take the two slots
+  made[2].ready();
+  made[3].ready();
+  assert.deepEqual(made.map((r) => r.key), ['a', 'b', 'c', 'a-seed8', 'b-seed8']);  // and b-seed8 is set up ahead
   assert.deepEqual([...runs.keys()], ['a', 'b', 'c', 'a-seed8', 'b-seed8', 'upload']);
 });
 
@@ -175,14 +184,12 @@ test('Pause holds the runs and the queue; Resume starts them again and fills the
   assert.ok(comp.held);
   assert.equal(made[0].status, 'paused');
   made[1].ready();                          // set up while held: it waits
-  made[2].ready();
   assert.equal(made[1].status, 'ready');
-  made[0].end();                            // a slot frees while held: nothing new starts
-  assert.equal(made.length, 3);
+  made[0].end();                            // a slot frees while held: nothing new is set up or starts
+  assert.equal(made.length, 2);
   comp.togglePause();                       // nothing runs: this is Resume
   assert.ok(!comp.held);
-  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'running', 'starting']);
-  assert.equal(made.length, 4);
+  assert.deepEqual(made.map((r) => r.status), ['done', 'running', 'starting']);  // b trains, c is set up for a's slot
 });
 
 test('Resume restarts the paused runs, not the one set up ahead beyond the slots', () => {
@@ -288,7 +295,7 @@ test('a new comparison disposes of the runs so far and tells the keeper to drop 
   comp.start({ entries: three(1), text: 'y', meta: { n: 2 } });
   assert.ok(first.every((r) => r.calls.includes('dispose')));
   assert.equal(comp.note, '');
-  assert.deepEqual(kept.replaced[1].old.map((r) => r.key), ['a', 'b', 'c']);
+  assert.deepEqual(kept.replaced[1].old.map((r) => r.key), ['a', 'b']);
   assert.deepEqual(kept.replaced[1].plan.comparison, { n: 2, slots: 2, wall: null });
   assert.equal(kept.replaced[1].plan.text, null);  // not kept with the plan unless asked
 });
@@ -320,10 +327,12 @@ test('restore: the plan back with its kept runs, queued ones waiting; held until
   again.made[1].status = 'paused';
   again.comp.resume();
   assert.equal(again.made[1].status, 'running');
-  assert.equal(again.made.length, 4);       // the queue fills again: one slot was free, and one is set up ahead
+  assert.equal(again.made.length, 3);       // the queue fills again: one slot was free
+  again.made[2].ready();
+  assert.equal(again.made.length, 4);       // and, once its run is set up, one is set up ahead
   // a comparison already on the page is not replaced; a plan without its text loads it
   assert.equal(await comp.restore(records, async () => ''), false);
-  assert.equal(made.length, 3);
+  assert.equal(made.length, 2);
   const shipped = setup();
   const plain = { ...structuredClone(saved), text: null };
   assert.equal(await shipped.comp.restore([{ kind: 'plan', plan: plain }], async () => 'loaded'), true);
@@ -365,9 +374,9 @@ test('a new comparison keeps the finished runs it plans again (same key, setting
   assert.deepEqual(comp.plan.map((p) => p.reused), [true, true, true, false, false, false]);
   assert.deepEqual(comp.plan.slice(0, 3).map((p) => p.run), first);
   assert.deepEqual(first.map((r) => r.label), ['A, seed 7', 'B, seed 7', 'C, seed 7']);  // the new plan's labels
-  assert.deepEqual(made.slice(3).map((r) => r.key), ['a-seed8', 'b-seed8', 'c-seed8']);  // two slots, one ahead
-  assert.equal(comp.queued(), 0);
-  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'c', 'a-seed8', 'b-seed8', 'c-seed8']);
+  assert.deepEqual(made.slice(3).map((r) => r.key), ['a-seed8', 'b-seed8']);  // two slots
+  assert.equal(comp.queued(), 1);
+  assert.deepEqual([...comp.runs.keys()], ['a', 'b', 'c', 'a-seed8', 'b-seed8']);
   // the keeper drops nothing and keeps the three kept runs' records
   assert.deepEqual(kept.replaced[1].old, []);
   assert.deepEqual(kept.replaced[1].keptRuns, first);

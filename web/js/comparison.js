@@ -234,15 +234,18 @@ export class Comparison {
   /**
    * Sets up queued runs, in start order, while fewer than `slots` runs hold one (a run outside the plan holds one
    * while it trains), and AHEAD more: a run set up before a slot is free starts training the moment one is
-   * (#startWaiting).
+   * (#startWaiting). A run is set up ahead only while no planned run is being set up: at the click the first two
+   * runs' set-ups shared the two cores with the third's, and Break it's first steps came 0.41–0.44 s after the
+   * click, 0.31–0.38 s without it (docs/experiments.md, "what is beside the workers").
    */
   fill() {
     if (this.held || this.stopped || !this.active) return;
     const planned = new Set(this.plan.map((p) => p.run));
     let busy = [...this.runs.values()].filter((r) => (planned.has(r) ? holdsSlot(r) : r.status === 'running')).length;
-    const ahead = this.together ? 0 : AHEAD;
+    const settingUp = () => this.plan.some((p) => p.run?.status === 'starting');
+    const room = () => this.slots + (this.together || settingUp() ? 0 : AHEAD);
     for (const p of this.#inStartOrder()) {
-      if (busy >= this.slots + ahead) break;
+      if (busy >= room()) break;
       if (p.run || p.cancelled) continue;
       p.run = this.makeRun(p, this.text, this.onRunEvent);
       this.runs.set(p.key, p.run);
