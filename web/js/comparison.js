@@ -236,7 +236,7 @@ export class Comparison {
    * while it trains), and AHEAD more: a run set up before a slot is free starts training the moment one is
    * (#startWaiting). A run is set up ahead only while no planned run is being set up: at the click the first two
    * runs' set-ups shared the two cores with the third's, and Break it's first steps came 0.41–0.44 s after the
-   * click, 0.31–0.38 s without it (docs/experiments.md, "what is beside the workers").
+   * click, 0.31–0.38 s without it (docs/experiments.md, "2026-11-29 afternoon on the AMD EPYC").
    */
   fill() {
     if (this.held || this.stopped || !this.active) return;
