@@ -209,8 +209,9 @@ export function serveJobs(v, run, took) {
     if (r.ok && half) {
       v.grads.set(run._halfBuffers().grads);  // views again: a view made before the call may be stale after it
       v.numbers[0] = r.loss;
+    } else if (r.ok) {
+      v.losses.set(r.losses);
     }
-    if (r.ok && !half) v.losses.set(r.losses);
     v.control[FAILED] = r.ok ? 0 : 1;
     const ms = performance.now() - t0;
     if (half) v.numbers[1] += ms;
