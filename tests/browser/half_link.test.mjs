@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { halfViews, newHalfLink, quitLink, runSide } from '../../web/js/half_link.js';
+import { pageModule } from './page_module.mjs';
 
 const TOKENS = 6, PARAMS = 5;
 
@@ -24,6 +25,13 @@ function link(failOn = '') {
 }
 
 const weights = (first) => Float32Array.from({ length: PARAMS }, (_, i) => first + i);
+
+// the link's room for an evaluation's losses is a number of its own (half_link.js needs no module to lay out the
+// memory): it must be the most validation batches the core lets a run have
+test('the link holds the losses of as many validation batches as the core allows a run', async () => {
+  const { limits } = (await pageModule())._constants();
+  assert.equal(halfViews(newHalfLink(TOKENS, PARAMS), TOKENS, PARAMS).losses.length, limits.maxEvalBatches);
+});
 
 test('halves and validation batches go to the helper and come back, in any order', async () => {
   const { views, side, helper, returned } = link();

@@ -20,7 +20,7 @@
 const POSTED = 0, ANSWERED = 1, QUIT = 2, B = 3, T = 4, NORM = 5, FAILED = 6, KIND = 7, FIRST = 8, COUNT = 9;
 const CONTROL_INTS = 10;
 const HALF = 0, EVAL = 1;  // the jobs: a half batch's gradient, validation batches' losses
-const MAX_EVAL_BATCHES = 64;
+const MAX_EVAL_BATCHES = 64;  // the core's RunLimits::max_eval_batches (half_link.test.mjs checks it)
 
 const SETTINGS = {
   // the run's worker waits this long for an answer, plus 20 times what its own part took (its half, its batches),
