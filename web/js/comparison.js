@@ -235,8 +235,8 @@ export class Comparison {
    * Sets up queued runs, in start order, while fewer than `slots` runs hold one (a run outside the plan holds one
    * while it trains), and AHEAD more: a run set up before a slot is free starts training the moment one is
    * (#startWaiting). A run is set up ahead only while no planned run is being set up: at the click the first two
-   * runs' set-ups shared the two cores with the third's, and Break it's first steps came 0.41–0.44 s after the
-   * click, 0.31–0.38 s without it (docs/experiments.md, "2026-11-29 afternoon on the AMD EPYC").
+   * runs' set-ups shared the two cores with the third's, and Break it's first steps came 0.35–0.44 s after the
+   * click, 0.29–0.38 s without it (docs/experiments.md, "2026-11-29 afternoon on the AMD EPYC").
    */
   fill() {
     if (this.held || this.stopped || !this.active) return;

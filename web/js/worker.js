@@ -21,7 +21,7 @@ let spentBeforeStart = null;
 const SETTINGS = {
   // ms of training between two looks at the message queue: a pause or a look inside waits at most this long. Each
   // chunk ends with a progress message, which wakes the page's main thread on the cores the workers train on: at
-  // 40 ms "messages and gaps" were 0.26-0.30 s a slot of Break it's 21 s, at 100 ms 0.19-0.20 (docs/experiments.md)
+  // 40 ms "messages and gaps" were 0.26-0.39 s a slot of Break it's 21 s, at 100 ms 0.15-0.28 (docs/experiments.md)
   chunkMs: 100,
 };
 
