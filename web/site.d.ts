@@ -46,6 +46,8 @@ declare var mhaDebug: {
   kernels(k: string | null): void;
   /** whether later runs may be lent helpers on idle cores (runs.js setHelpers) */
   helpers(on: boolean): void;
+  /** whether later runs may take the workers of finished runs (runs.js setWorkerReuse) */
+  reuseWorkers(on: boolean): void;
   /** costs.js pageCosts: the main thread's milliseconds by part so far */
   costs(): Record<string, number>;
 };

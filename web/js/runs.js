@@ -81,6 +81,7 @@ let workerKernels = /** @type {import('./kernels_module.js').Kernels | null} */ 
  */
 export function setWorkerKernels(kernels) {
   workerKernels = kernels === 'simd128' ? kernels : null;
+  unaskedDone.clear();  // the workers of runs finished before loaded the build chosen before: none is given over
 }
 
 /** runs may be lent helpers (lendHelper): true unless the page was told otherwise, to compare */
@@ -92,6 +93,22 @@ let helpersAllowed = true;
  */
 export function setHelpers(allowed) {
   helpersAllowed = allowed !== false;
+}
+
+// a run that needs a worker takes the worker of a finished run nobody has asked anything since (Run.#reclaim), as
+// the next runs of a comparison do, unless the page was told otherwise, to compare. A new worker costs its start
+// (its scripts fetched and evaluated, the module instantiated: 52-61 ms a run) and its run's set-up on a fresh heap
+// (48-54 ms against 17-26 given over), on the cores the other runs train on. On a 2-core AMD EPYC, interleaved:
+// Break it 21.74-21.84 s (89.1-89.5% page efficiency) against 22.03-22.32 s (88.5-88.9%), the heads comparison
+// 94.0-95.4 s against 95.8-98.3 s (docs/experiments.md, "2026-11-29 evening on the AMD EPYC (Zen 5)")
+let workersReused = true;
+
+/**
+ * From now on, a run that needs a worker takes a finished run's (true, the default) or starts one (false): to compare.
+ * @param {boolean} allowed
+ */
+export function setWorkerReuse(allowed) {
+  workersReused = allowed !== false;
 }
 
 /**
@@ -128,6 +145,12 @@ export function spawnWorker(forceClassic = false) {
     : `importScripts(${abs('../mha.classic.js')});\n`;
   return blobWorker(`self.MHA_SCRIPT_URL = ${abs('./worker.js')};\n${core}importScripts(${abs('./worker.classic.js')});\n`);
 }
+
+// finished runs holding a worker that nobody has asked anything since they finished, in the order they finished: a
+// run that needs a worker takes the first one's (Run.#reclaim) rather than start one, as the next runs of a
+// comparison do (comparison.js). See workersReused.
+/** @type {Set<Run>} */
+const unaskedDone = new Set();
 
 export class Run {
   /**
@@ -201,6 +224,9 @@ export class Run {
     /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
     this.waking = null;
     this.wakeDone = null;
+    /** whether the page asked the worker anything since the run finished (a finished run nobody asks gives its worker
+     *  to the next run that needs one: #reclaim) */
+    this.askedSinceDone = false;
     /** @type {Helper | null} the helper taking half of each step now (lendHelper), and every one it had */
     this.helper = null;
     /** @type {Helper[]} */
@@ -286,7 +312,8 @@ export class Run {
   // known: the run holds the measurements of these weights already (taken back from the store, or woken), so the
   // worker makes and posts none at set-up
   #spawn(checkpoint, known) {
-    const w = spawnWorker(this.classic);
+    const given = Run.#reclaim(this.classic);
+    const w = given ?? spawnWorker(this.classic);
     this.worker = w;
     let ready = false;
     this.heardAt = performance.now();
@@ -299,7 +326,7 @@ export class Run {
     w.onerror = (e) => {
       e.preventDefault();
       if (w !== this.worker) return;
-      if (!ready && !this.classic && !opaqueOrigin()) {
+      if (!ready && !given && !this.classic && !opaqueOrigin()) {
         // the module worker could not start (not a crash of a running worker): try the classic one once
         this.classic = true;
         w.terminate();
@@ -351,6 +378,7 @@ export class Run {
 
   // a crash of a set-up worker: report it, start a new worker from the last full snapshot, keep the curves
   #died(reason) {
+    unaskedDone.delete(this);
     this.worker.terminate();
     this.#dropPending();
     if (this.wakeDone) return this.#woken({ ok: false, error: `The worker stopped (${reason}).` });
@@ -382,6 +410,7 @@ export class Run {
   // the run ends for good (its worker with it), failed or disposed of: whatever it was asked is answered, and what it
   // is asked later is answered at once (#request)
   #end() {
+    unaskedDone.delete(this);
     this.status = 'failed';
     this.#endHelper();
     this.worker?.terminate();
@@ -479,6 +508,7 @@ export class Run {
         return this.#emit(RUN_EVENT.diverged);
       case FROM_WORKER.done:
         this.status = 'done';
+        this.askedSinceDone = false;
         this.wantRunning = false;
         this.sample = msg.sample;
         this.stepsDone = msg.stepsDone;
@@ -517,6 +547,8 @@ export class Run {
   // each says why. A run ended for good (failed, or disposed of) answers at once that its worker stopped
   #request(type, payload, transfer = []) {
     if (this.status === 'failed') return Promise.resolve(stopped());
+    this.askedSinceDone = true;
+    unaskedDone.delete(this);
     if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
@@ -672,16 +704,36 @@ export class Run {
    * @returns {boolean} whether the worker went
    */
   sleep() {
+    const worker = this.#letGo();
+    worker?.terminate();
+    return worker !== null;
+  }
+
+  // a finished run's worker, no longer this run's (null while a request is under way or the run is not done)
+  #letGo() {
     clearTimeout(this.idleTimer);
-    if (this.status !== 'done' || !this.worker || this.pending.size || this.waking) return false;
-    this.worker.terminate();
+    if (this.status !== 'done' || !this.worker || this.pending.size || this.waking) return null;
+    const worker = this.worker;
     this.worker = null;
-    return true;
+    unaskedDone.delete(this);
+    return worker;
   }
 
   #sleepWhenIdle() {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.sleep(), SETTINGS.idleMs);
+    if (!this.askedSinceDone && this.worker && workersReused) unaskedDone.add(this);
+  }
+
+  // the worker of the finished run that nobody has asked anything for the longest (of the kind asked for: a module
+  // or a classic worker), to set up another run in: that run goes to sleep as if idle (sleep()), and the worker
+  // skips its start (worker.js init). null when no finished run's worker is free
+  static #reclaim(classic) {
+    for (const run of unaskedDone) {
+      const worker = run.classic === classic ? run.#letGo() : null;
+      if (worker) return worker;
+    }
+    return null;
   }
 
   // a worker again for a sleeping run, from its final weights; resolves with the set-up's reply ({ok, error?})

@@ -1,4 +1,5 @@
-// One training run in its own Web Worker, with its own wasm instance: the main thread only draws. Loaded as a
+// One training run at a time in its own Web Worker, with its own wasm instance: the main thread only draws. A worker
+// whose run finished may be given the next run (runs.js Run.#reclaim): init frees the run before. Loaded as a
 // module worker (new Worker(url, {type: 'module'})), or, on a page with an opaque origin, as a classic blob
 // worker that has imported mha.classic.js and this file bundled (worker.classic.js). No DOM in this file.
 // The messages in and out are listed, with their fields, in protocol.js. The worker owns two objects of the core:
@@ -11,9 +12,10 @@ import { moduleOptions } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, fromWorker, TO_WORKER } from './protocol.js';
 
 // where this worker's time goes, by part (sent with done, for scripts/bench_page.mjs); bootMs: from the worker's
-// creation (its timeOrigin) to this script running: the fetch and evaluation of its modules
+// creation (its timeOrigin) to this script running: the fetch and evaluation of its modules (0 for the later runs
+// of a worker that a finished run gave over: runs.js Run.#reclaim)
 const costs = costTally();
-const bootMs = performance.now();
+let bootMs = performance.now();
 const timed = costs.timed;
 /** @type {Record<string, number> | null} the tally when the page first said start: what set-up cost */
 let spentBeforeStart = null;
@@ -32,6 +34,7 @@ let tasks = null;     // the core's task table (constants().tasks)
 /** the run, and the inspector that looks inside its model (created at the first look) */
 let run = null;
 let inspector = null;
+let hosted = false;  // a run was set up in this worker before (init)
 let settings = null;
 let status = 'idle';   // idle | running | paused | done
 let seconds = 0;       // training time so far, not counting pauses
@@ -104,6 +107,15 @@ function reply(id, result, transfer = []) {
 // ---------------------------------------------------------------- set-up
 function init(msg) {
   free();
+  if (hosted) {
+    // a worker given over by a finished run: this run's costs are its own, its start was paid before, and its first
+    // chunk is sized by its own steps (a step of the run before may have been far shorter)
+    costs.reset();
+    spentBeforeStart = null;
+    bootMs = 0;
+    stepsPerChunk = 1;
+  }
+  hosted = true;
   settings = msg.settings;
   run = new mod.Run();
   const facts = timed('init', () => run._init(settings, msg.text, msg.checkpoint ?? null));

@@ -1,0 +1,85 @@
+// A finished run's worker set up again for the next run (web/js/runs.js Run.#reclaim), in headless Chromium against
+// the built site (scripts/build page):
+//   node --test --test-reporter=spec tests/browser/worker_reuse.test.mjs
+// A comparison of more runs than it holds workers at once trains its later runs in the workers of runs that ended,
+// which nobody had asked anything since: each of those runs skips a worker's start, and must compute the same bits
+// as in a worker of its own (mhaDebug.reuseWorkers(false)). A run whose worker went on sleeps, and a look inside
+// starts it a worker again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pageSession } from './page_session.mjs';
+
+// 6 runs (H = 1, 4, 8 at two seeds) on a 2-core page: two train, one is set up ahead
+const TINY = 'panel=heads&steps=24&batch=4&context=32&layers=2&seeds=2';
+const { openPage, consoleErrors, foreignRequests } = pageSession({ timeout: 60_000 });
+
+// counts the workers the page starts (runs.js spawnWorker, and any other), set up before the page's own scripts run
+function countWorkers() {
+  const Base = globalThis.Worker;
+  const counted = /** @type {any} */ (globalThis);
+  counted.workersMade = 0;
+  globalThis.Worker = class extends Base {
+    /** @param {ConstructorParameters<typeof Worker>} args */
+    constructor(...args) {
+      super(...args);
+      counted.workersMade += 1;
+    }
+  };
+}
+
+// trains the comparison with or without reuse; returns the workers started and each run's numbers
+async function train(reuse) {
+  const p = await openPage(`#${TINY}`, { init: countWorkers });
+  try {
+    // no helper workers (runs.js lendHelper): the count is of the runs' own
+    await p.evaluate((on) => {
+      globalThis.mhaDebug.helpers(false);
+      globalThis.mhaDebug.reuseWorkers(on);
+    }, reuse);
+    const before = await p.evaluate(() => /** @type {any} */ (globalThis).workersMade);  // the page's own, if any
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    const runs = await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => ({
+      key: r.key, status: r.status, stepsDone: r.stepsDone, train: [...r.train.loss], val: [...r.val.loss],
+      boot: r.spent.boot, awake: r.awake })));
+    const made = await p.evaluate(() => /** @type {any} */ (globalThis).workersMade) - before;
+    // a run whose worker went on answers a look from a worker started again from its final weights
+    const look = reuse ? await p.evaluate(async () => {
+      const run = globalThis.mhaDebug.runs().find((r) => !r.awake);
+      if (!run) return { asleep: 0 };
+      const r = await run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: true });
+      return { asleep: 1, ok: r.ok, error: r.error, finite: Number.isFinite(r.valBase), awake: run.awake };
+    }) : null;
+    return { made, runs: runs.sort((a, b) => a.key.localeCompare(b.key)), look };
+  } finally {
+    await p.close();
+  }
+}
+
+test('later runs of a comparison train in finished runs\' workers, to the same bits as in workers of their own', async () => {
+  const fresh = await train(false);
+  const reused = await train(true);
+  for (const { runs } of [fresh, reused]) {
+    assert.equal(runs.length, 6);
+    assert.ok(runs.every((r) => r.status === 'done' && r.stepsDone === 24), JSON.stringify(runs.map((r) => r.status)));
+  }
+  assert.equal(fresh.made, 6, 'without reuse every run starts a worker of its own');
+  assert.ok(fresh.runs.every((r) => r.boot > 0), 'a run without reuse reported no start of its worker');
+  // with reuse the page starts the workers of the first runs (two slots and one set up ahead) and no more; a run in a
+  // worker given over reports no start (worker.js init)
+  const given = reused.runs.filter((r) => r.boot === 0).length;
+  console.log(`# with reuse: ${reused.made} workers started for 6 runs, ${given} runs in a finished run's worker`);
+  assert.ok(reused.made <= 3, `${reused.made} workers started`);
+  assert.equal(reused.made + given, 6, 'every run either started a worker or was given one');
+  for (let i = 0; i < 6; ++i) {
+    const a = fresh.runs[i], b = reused.runs[i];
+    assert.equal(b.key, a.key);
+    // the same numbers, not close ones: the worker's heap holds a run before, the run's own state is new
+    assert.deepEqual(b.train, a.train, `${a.key}: the training losses differ in a worker given over`);
+    assert.deepEqual(b.val, a.val, `${a.key}: the validation losses differ in a worker given over`);
+  }
+  assert.equal(reused.look?.asleep, 1, 'no finished run gave its worker over');
+  assert.deepEqual(reused.look, { asleep: 1, ok: true, error: undefined, finite: true, awake: true });
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(foreignRequests, []);
+});
