@@ -109,6 +109,7 @@ let workersReused = true;
  */
 export function setWorkerReuse(allowed) {
   workersReused = allowed !== false;
+  if (!workersReused) unaskedDone.clear();  // from now on: no worker of a run finished before is given over either
 }
 
 /**
