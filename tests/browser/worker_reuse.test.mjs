@@ -4,7 +4,7 @@
 // A comparison of more runs than it holds workers at once trains its later runs in the workers of runs that ended,
 // which nobody had asked anything since: each of those runs skips a worker's start, and must compute the same bits
 // as in a worker of its own (mhaDebug.reuseWorkers(false)). A run whose worker went on sleeps, and a look inside
-// starts it a worker again.
+// starts it a worker again; a finished run the page has asked something (a look inside) keeps its worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSession } from './page_session.mjs';
@@ -82,4 +82,34 @@ test('later runs of a comparison train in finished runs\' workers, to the same b
   assert.deepEqual(reused.look, { asleep: 1, ok: true, error: undefined, finite: true, awake: true });
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);
+});
+
+test('a finished run the page has asked something keeps its worker; the runs nobody asked give theirs', async () => {
+  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
+    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=2');
+  try {
+    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    // H = 4 is looked at; H = 1 and H = 8 are not. Break it's 4 runs then want more workers than those two: the
+    // first three at once (two slots, one set up ahead), the last once one of them ended
+    const look = await p.evaluate(async () => {
+      const run = globalThis.mhaDebug.runs().find((r) => r.key === 'H4');
+      const r = await run.inspect({ text: 'To be', source: 'live', ablate: [], tie: false, withLoss: false });
+      return r.ok;
+    });
+    assert.equal(look, true);
+    await p.click('#b-start');
+    await p.waitForSelector('html[data-breakit="done"]', { timeout: 90_000 });
+    const heads = await p.evaluate(() => Object.fromEntries(globalThis.mhaDebug.runs().map((r) => [r.key, r.awake])));
+    const broken = await p.evaluate(() => globalThis.mhaDebug.breakRuns().map((r) => ({ key: r.key, status: r.status,
+      boot: r.spent.boot })));
+    assert.deepEqual(broken.map((r) => r.status), ['done', 'done', 'done', 'done'], JSON.stringify(broken));
+    const given = broken.filter((r) => r.boot === 0).length;
+    assert.ok(given >= 2, `only ${given} of Break it's runs were given a finished run's worker: ${JSON.stringify(broken)}`);
+    assert.deepEqual(heads, { H1: false, H4: true, H8: false });
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await p.close();
+  }
 });
