@@ -225,9 +225,6 @@ export class Run {
     /** @type {Promise<{ok: boolean, error?: string}> | null} while a sleeping run's new worker sets up (#wake) */
     this.waking = null;
     this.wakeDone = null;
-    /** whether the page asked the worker anything since the run finished (a finished run nobody asks gives its worker
-     *  to the next run that needs one: #reclaim) */
-    this.askedSinceDone = false;
     /** @type {Helper | null} the helper taking half of each step now (lendHelper), and every one it had */
     this.helper = null;
     /** @type {Helper[]} */
@@ -509,7 +506,7 @@ export class Run {
         return this.#emit(RUN_EVENT.diverged);
       case FROM_WORKER.done:
         this.status = 'done';
-        this.askedSinceDone = false;
+        if (workersReused) unaskedDone.add(this);  // until it is asked something (#request) or its worker goes
         this.wantRunning = false;
         this.sample = msg.sample;
         this.stepsDone = msg.stepsDone;
@@ -548,8 +545,7 @@ export class Run {
   // each says why. A run ended for good (failed, or disposed of) answers at once that its worker stopped
   #request(type, payload, transfer = []) {
     if (this.status === 'failed') return Promise.resolve(stopped());
-    this.askedSinceDone = true;
-    unaskedDone.delete(this);
+    unaskedDone.delete(this);  // asked: it keeps its worker until idle
     if (!this.worker || this.waking) {
       return this.#wake().then((r) => (r.ok ? this.#send(type, payload, transfer) : r));
     }
@@ -723,7 +719,6 @@ export class Run {
   #sleepWhenIdle() {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.sleep(), SETTINGS.idleMs);
-    if (!this.askedSinceDone && this.worker && workersReused) unaskedDone.add(this);
   }
 
   // the worker of the finished run that nobody has asked anything for the longest (of the kind asked for: a module
