@@ -98,9 +98,10 @@ export function setHelpers(allowed) {
 // a run that needs a worker takes the worker of a finished run nobody has asked anything since (Run.#reclaim), as
 // the next runs of a comparison do, unless the page was told otherwise, to compare. A new worker costs its start
 // (its scripts fetched and evaluated, the module instantiated: 52-61 ms a run) and its run's set-up on a fresh heap
-// (48-54 ms against 17-26 given over), on the cores the other runs train on. On a 2-core AMD EPYC, interleaved:
-// Break it 21.74-21.84 s (89.1-89.5% page efficiency) against 22.03-22.32 s (88.5-88.9%), the heads comparison
-// 94.0-95.4 s against 95.8-98.3 s (docs/experiments.md, "2026-11-29 evening on the AMD EPYC (Zen 5)")
+// (48-54 ms against 17-26 given over), on the cores the other runs train on. On a 2-core AMD EPYC, interleaved
+// with mhaDebug.reuseWorkers(false) over four rounds: Break it 0.30-0.61 s faster in every pair (of about 22 s), the
+// heads comparison 0.8 s faster on average, within its spread
+// (docs/experiments.md, "2026-11-29 evening on the AMD EPYC (Zen 5)")
 let workersReused = true;
 
 /**
