@@ -4,7 +4,8 @@
 // A comparison of more runs than it holds workers at once trains its later runs in the workers of runs that ended,
 // which nobody had asked anything since: each of those runs skips a worker's start, and must compute the same bits
 // as in a worker of its own (mhaDebug.reuseWorkers(false)). A run whose worker went on sleeps, and a look inside
-// starts it a worker again; a finished run the page has asked something (a look inside) keeps its worker.
+// starts it a worker again; a finished run the page has asked something (a look inside) keeps its worker. A given
+// worker that stopped unseen costs its new run 10 s, not the run: it then starts a worker of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSession } from './page_session.mjs';
@@ -108,6 +109,36 @@ test('a finished run the page has asked something keeps its worker; the runs nob
     const given = broken.filter((r) => r.boot === 0).length;
     assert.ok(given >= 2, `only ${given} of Break it's runs were given a finished run's worker: ${JSON.stringify(broken)}`);
     assert.deepEqual(heads, { H1: false, H4: true, H8: false });
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a finished run\'s worker that stopped unseen is let go: the run given it starts its own', async () => {
+  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
+    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=1', { init: countWorkers });
+  try {
+    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    // the three finished runs' workers stop without a word (no error event): the page still counts them as free
+    const made = await p.evaluate(() => {
+      for (const r of globalThis.mhaDebug.runs()) r.worker?.terminate();
+      return /** @type {any} */ (globalThis).workersMade;
+    });
+    await p.click('#b-start');
+    // Break it's two runs were each given one of those workers (their runs went to sleep at once, the third keeps
+    // its dead one until idle)
+    const awake = await p.evaluate(() => globalThis.mhaDebug.runs().filter((r) => r.awake).length);
+    assert.equal(awake, 1, 'Break it\'s runs were not given the finished runs\' workers');
+    await p.waitForSelector('html[data-breakit="done"]', { timeout: 90_000 });
+    const broken = await p.evaluate(() => globalThis.mhaDebug.breakRuns().map((r) => ({ key: r.key, status: r.status,
+      steps: r.stepsDone, boot: r.spent?.boot, error: r.error })));
+    assert.deepEqual(broken.map((r) => [r.status, r.steps]), [['done', 16], ['done', 16]], JSON.stringify(broken));
+    // each started a worker of its own once the one given did not answer
+    assert.ok(broken.every((r) => r.boot > 0), JSON.stringify(broken));
+    assert.equal(await p.evaluate(() => /** @type {any} */ (globalThis).workersMade) - made, 2);
     assert.deepEqual(consoleErrors, []);
   } finally {
     await p.close();

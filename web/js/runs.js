@@ -11,6 +11,10 @@ import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './pro
 
 const SETTINGS = {
   readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
+  // a finished run's worker given to another run (Run.#reclaim) has its module compiled and answers init in tens of
+  // milliseconds at the default model; one that has not answered by then is taken for dead (it stopped unseen), and
+  // a worker of the run's own starts instead, with the whole readyTimeoutMs
+  givenReadyTimeoutMs: 10_000,
   // a training worker that says nothing for this long has stopped (terminated from outside, killed by the browser):
   // it is restarted from its snapshot as a crashed one is. A chunk of steps is sized to take well under a second,
   // and the largest run the core accepts takes a few seconds a step
@@ -310,11 +314,19 @@ export class Run {
   // ---------------------------------------------------------------- the worker
   // known: the run holds the measurements of these weights already (taken back from the store, or woken), so the
   // worker makes and posts none at set-up
-  #spawn(checkpoint, known) {
-    const given = Run.#reclaim(this.classic);
+  // fresh: a worker of its own, not a finished run's (the one given could not set this run up)
+  #spawn(checkpoint, known, fresh = false) {
+    const given = fresh ? null : Run.#reclaim(this.classic);
     const w = given ?? spawnWorker(this.classic);
     this.worker = w;
     let ready = false;
+    // a given worker that stopped unseen, crashed, or refused the set-up (its heap, grown for the run before, may not
+    // hold what a new worker's would) is let go: a worker of the run's own tries once, so reuse never costs a run
+    const ownWorker = () => {
+      w.terminate();
+      this.#dropPending();
+      this.#spawn(checkpoint, known, true);
+    };
     this.heardAt = performance.now();
     this.#watch();
     w.onmessage = (e) => {
@@ -325,7 +337,8 @@ export class Run {
     w.onerror = (e) => {
       e.preventDefault();
       if (w !== this.worker) return;
-      if (!ready && !given && !this.classic && !opaqueOrigin()) {
+      if (!ready && given) return ownWorker();
+      if (!ready && !this.classic && !opaqueOrigin()) {
         // the module worker could not start (not a crash of a running worker): try the classic one once
         this.classic = true;
         w.terminate();
@@ -336,16 +349,19 @@ export class Run {
     };
     const timeout = setTimeout(() => {
       if (ready || w !== this.worker) return;
+      if (given) return ownWorker();
       if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
       else this.#fail('The training worker did not start in time.');
-    }, SETTINGS.readyTimeoutMs);
+    }, given ? SETTINGS.givenReadyTimeoutMs : SETTINGS.readyTimeoutMs);
     const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known };
     this.#send(TO_WORKER.init, init, []).then((r) => {
       ready = true;
       clearTimeout(timeout);
       if (w !== this.worker) return;
+      const ended = this.status === 'failed';  // ended for good while it set up (its init answered by #dropPending)
+      if (!r.ok && given && !ended) return ownWorker();
       if (this.wakeDone) return this.#woken(r);
-      if (this.status === 'failed') return;  // ended for good while it set up (its init answered by #dropPending)
+      if (ended) return;
       if (!r.ok) return this.#fail(r.error);
       this.timeline.readyAt ||= performance.now();
       if (this.savedStatus) {
