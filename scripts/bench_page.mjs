@@ -19,11 +19,12 @@
 //     one-seed comparison of its own); and the page's workers alive with their wasm memory, at the verdict and once
 //     the finished runs have been idle long enough to let their workers go (web/js/runs.js Run.sleep).
 //   node scripts/bench_page.mjs [--quick] [--repeat N] [--only heads,offsets,break,induction] [--loads N] [--root DIR]
-//     [--kernels simd128] [--no-helpers] [--fresh-workers]
+//     [--kernels simd128] [--no-helpers] [--fresh-workers] [--charts-paused]
 //     --root: serve another built site (an older commit's public/, say: before and after on one machine)
 //     --kernels simd128: the workers load mha.wasm, not mha.relaxed.wasm (web/js/kernels_module.js)
 //     --no-helpers: no run is lent a helper on an idle core (web/js/helper.js): each trains on one core
 //     --fresh-workers: every run starts a worker of its own, none takes a finished run's (web/js/runs.js Run.#reclaim)
+//     --charts-paused: the live charts paused before the click, as the page's button does (what drawing costs)
 //     --quick: 2 loads and tiny budgets (a smoke run); --repeat: each experiment N times, each in a fresh browser
 // Progress goes to stderr; the pages' console errors and any request off the machine are in the JSON. Exits non-zero
 // if anything fails to run; a slow figure is a figure, never a failure.
@@ -44,6 +45,7 @@ const KERNELS = option('--kernels') ?? null;
 if (KERNELS !== null && KERNELS !== 'simd128') throw new Error(`--kernels: simd128 or nothing, not ${KERNELS}`);
 const HELPERS = !args.includes('--no-helpers');
 const REUSE = !args.includes('--fresh-workers');
+const CHARTS_PAUSED = args.includes('--charts-paused');
 const LOADS = Math.max(0, Number(option('--loads') ?? (quick ? 2 : 5)) | 0);  // --loads 0: no first-heatmap loads
 // The default experiments of the lesson, each as a student starts it (the page's defaults; --quick: tiny budgets).
 // runs: the mhaDebug list of the experiment's runs; together: its runs start together once all are set up (else one
@@ -148,6 +150,7 @@ async function experiment(base, exp) {
     if (KERNELS) await page.evaluate((k) => globalThis.mhaDebug.kernels(k), KERNELS);
     if (!HELPERS) await page.evaluate(() => globalThis.mhaDebug.helpers(false));
     if (!REUSE) await page.evaluate(() => globalThis.mhaDebug.reuseWorkers(false));
+    if (CHARTS_PAUSED) await page.locator('[data-action="pause-charts"]').filter({ visible: true }).first().click();
     const cdp = await browser.context.newCDPSession(page);
     await cdp.send('Performance.enable');
     const mainThread = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics
@@ -243,7 +246,7 @@ async function experiment(base, exp) {
 
 const { server, url } = await startServer({ port: 0, root: option('--root') });
 try {
-  const result = { quick, helpers: HELPERS, reuse: REUSE, module: moduleSize() };
+  const result = { quick, helpers: HELPERS, reuse: REUSE, charts_paused: CHARTS_PAUSED, module: moduleSize() };
   say(`${LOADS} loads of ${url}, each in a fresh profile`);
   const loads = [];
   for (let i = 0; i < LOADS; ++i) loads.push(await firstHeatmapMs(url));
