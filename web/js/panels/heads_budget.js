@@ -17,7 +17,10 @@ const SETTINGS = {
   // before any run here: the speed of the default heads comparison in headless Chromium on an idle 2-core AMD EPYC
   // VM (36 runs of 300 steps × 16 × 64 tokens, two at a time, one set up ahead), per worker of wall time: the median
   // over its runs of the tokens each trained per second of its set-up and training, in two runs of
-  // `node scripts/bench_page.mjs` (2026-11-27; docs/experiments.md, "The default experiments, click to verdict")
+  // `node scripts/bench_page.mjs` (2026-11-27; docs/experiments.md, "The default experiments, click to verdict").
+  // The page has grown faster since: on that VM, the same figure 57,900-60,500 in 7 runs (2026-11-29); on the Xeon VM
+  // about 32,700 from the comparison's wall (36 runs of 307,200 tokens, two at a time, in 169.1 s; 2026-11-28). Kept
+  // at the slower machine's pace: a first estimate that errs long on a fast machine rather than short on a slow one
   fallbackTokensPerSecond: 33300,
 };
 
