@@ -48,6 +48,8 @@ declare var mhaDebug: {
   helpers(on: boolean): void;
   /** whether later runs may take the workers of finished runs (runs.js setWorkerReuse) */
   reuseWorkers(on: boolean): void;
+  /** every later set-up that many ms slower, in its worker (runs.js slowSetUps) */
+  slowSetUps(ms: number): void;
   /** costs.js pageCosts: the main thread's milliseconds by part so far */
   costs(): Record<string, number>;
 };

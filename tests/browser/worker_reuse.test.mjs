@@ -5,7 +5,8 @@
 // which nobody had asked anything since: each of those runs skips a worker's start, and must compute the same bits
 // as in a worker of its own (mhaDebug.reuseWorkers(false)). A run whose worker went on sleeps, and a look inside
 // starts it a worker again; a finished run the page has asked something (a look inside) keeps its worker. A given
-// worker that stopped unseen costs its new run 10 s, not the run: it then starts a worker of its own.
+// worker that stopped unseen costs its new run 10 s, not the run: it then starts a worker of its own; one that has
+// begun a set-up longer than that (the largest models') keeps it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSession } from './page_session.mjs';
@@ -139,6 +140,28 @@ test('a finished run\'s worker that stopped unseen is let go: the run given it s
     // each started a worker of its own once the one given did not answer
     assert.ok(broken.every((r) => r.boot > 0), JSON.stringify(broken));
     assert.equal(await p.evaluate(() => /** @type {any} */ (globalThis).workersMade) - made, 2);
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a set-up slower than the start\'s timeout is not cut short once the worker has begun it', async () => {
+  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
+    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=1');
+  try {
+    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
+    await p.click('#c-start');
+    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+    // Break it's two runs are given finished runs' workers, each a set-up 11 s long: longer than the 10 s a given
+    // worker has to begin it (runs.js SETTINGS.givenReadyTimeoutMs), as the largest models' set-ups are
+    await p.evaluate(() => globalThis.mhaDebug.slowSetUps(11_000));
+    await p.click('#b-start');
+    await p.waitForSelector('html[data-breakit="done"]', { timeout: 90_000 });
+    const broken = await p.evaluate(() => globalThis.mhaDebug.breakRuns().map((r) => ({ key: r.key, status: r.status,
+      boot: r.spent?.boot })));
+    // both set up where they were given: no worker of their own was started for them
+    assert.deepEqual(broken.map((r) => [r.status, r.boot]), [['done', 0], ['done', 0]], JSON.stringify(broken));
     assert.deepEqual(consoleErrors, []);
   } finally {
     await p.close();

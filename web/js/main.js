@@ -15,7 +15,7 @@ import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './protocol.js';
 import { openRunStore, RunKeeper } from './run_store.js';
-import { setHelpers, setWorkerKernels, setWorkerReuse } from './runs.js';
+import { setHelpers, setWorkerKernels, setWorkerReuse, slowSetUps } from './runs.js';
 import { completeProps, defaultState, HIDEABLE, propRange, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { inputById as input, numberIn, showAlert } from './views/dom.js';
@@ -310,6 +310,8 @@ globalThis.mhaDebug = {
   helpers: (on) => setHelpers(on),
   /** whether later runs may take the workers of finished runs (runs.js setWorkerReuse): false to compare */
   reuseWorkers: (on) => setWorkerReuse(on),
+  /** every later set-up that many ms slower, in its worker (runs.js slowSetUps): a test of the start's timeout */
+  slowSetUps: (ms) => slowSetUps(ms),
 };
 
 // Runs live only in this page: a reload or a link away would lose every trained model, so a page holding any asks

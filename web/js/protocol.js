@@ -9,14 +9,15 @@
  *   a module worker's first message: the core's module compiled by the page (kernels_module.js compiledCore), which
  *   the worker instantiates before it handles any other message; module null: it loads the given kernels itself
  * @typedef {{type: 'init', id: number, settings: object, text: string, checkpoint: Uint8Array|null,
- *            known?: boolean}} InitMessage
+ *            known?: boolean, delayMs?: number}} InitMessage
  *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
  *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
  *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), stopAtLoss (nats: the run ends at
  *   its first measurement at or below it; 0 or none: at its last step), causality, swapCheck (booleans), sample
  *   (false: no text sample at the end, for a run whose sample the page does not show; default true). known: the
  *   page has this run's measurements of these weights already (a run taken back from the store, a finished run's
- *   worker started again), so none is made or posted at set-up.
+ *   worker started again), so none is made or posted at set-up. delayMs: a test hook (mhaDebug.slowSetUps), the
+ *   set-up made that much slower, after the worker said settingUp.
  *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
  * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
  * @typedef {{type: 'pause', id: number}} PauseMessage  hold after the current chunk of steps; replied with
@@ -56,6 +57,9 @@
 /**
  * @typedef {{type: 'reply', id: number, ok: boolean, error?: string, [key: string]: any}} ReplyMessage
  *   the answer to a message with an id: {ok: true, …result} or {ok: false, error}
+ * @typedef {{type: 'settingUp'}} SettingUpMessage
+ *   the worker has its module and begins an init: it has started, and its set-up takes as long as the run's size
+ *   asks (the page times a worker's start up to here, not the set-up: runs.js #spawn)
  * @typedef {{type: 'progress', step: Int32Array, loss: Float64Array, stepsDone: number, seconds: number,
  *            helperSeconds: number, heapBytes: number}}
  *   ProgressMessage  the steps of one chunk: step (n) their indices, loss (n) their batches' losses; seconds of
@@ -97,7 +101,7 @@
 // a field ending in '?' may be left out; a reply carries the fields of its result besides these
 const TO_WORKER_FIELDS = {
   core: ['kernels', 'module'],
-  init: ['id', 'settings', 'text', 'checkpoint', 'known?'],
+  init: ['id', 'settings', 'text', 'checkpoint', 'known?', 'delayMs?'],
   start: [],
   pause: ['id'],
   stop: [],
@@ -112,6 +116,7 @@ const TO_WORKER_FIELDS = {
 };
 const FROM_WORKER_FIELDS = {
   reply: ['id', 'ok', 'error?'],
+  settingUp: [],
   progress: ['step', 'loss', 'stepsDone', 'seconds', 'helperSeconds', 'heapBytes'],
   val: ['step', 'loss'],
   snapshot: ['step', 'weights', 'full'],

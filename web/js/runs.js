@@ -10,10 +10,12 @@ import { compiledCore, hasRelaxedSimd, kernelsFor } from './kernels_module.js';
 import { checkMessage, FROM_WORKER, RUN_EVENT, toWorker, TO_WORKER } from './protocol.js';
 
 const SETTINGS = {
-  readyTimeoutMs: 30_000,   // a worker that has not answered init by then is reported as failed
-  // a finished run's worker given to another run (Run.#reclaim) has its module compiled and answers init in tens of
-  // milliseconds at the default model; one that has not answered by then is taken for dead (it stopped unseen), and
-  // a worker of the run's own starts instead, with the whole readyTimeoutMs
+  // a new worker that has not begun its run's set-up by then (its script, the module: FROM_WORKER.settingUp) has not
+  // started, and the run fails saying so. The set-up itself is not timed: at the largest models the page accepts it
+  // measures the weights for seconds, and a crash in it is an error event
+  readyTimeoutMs: 30_000,
+  // a finished run's worker given to another run (Run.#reclaim) has its module and begins at once; one that has not
+  // by then is taken for dead (it stopped unseen), and a worker of the run's own starts instead
   givenReadyTimeoutMs: 10_000,
   // a training worker that says nothing for this long has stopped (terminated from outside, killed by the browser):
   // it is restarted from its snapshot as a crashed one is. A chunk of steps is sized to take well under a second,
@@ -115,6 +117,18 @@ let workersReused = true;
 export function setWorkerReuse(allowed) {
   workersReused = allowed !== false;
   if (!workersReused) unaskedDone.clear();  // from now on: no worker of a run finished before is given over either
+}
+
+// test hook (mhaDebug.slowSetUps): every set-up from now on takes at least this many ms more, in its worker after it
+// began (worker.js init), as the largest models' set-ups do; 0 for none
+let setUpDelayMs = 0;
+
+/**
+ * From now on, every worker's set-up takes this much longer (a test of a set-up slower than the start's timeout).
+ * @param {number} ms
+ */
+export function slowSetUps(ms) {
+  setUpDelayMs = Math.max(0, Number(ms) || 0);
 }
 
 /**
@@ -327,11 +341,19 @@ export class Run {
       this.#dropPending();
       this.#spawn(checkpoint, known, true);
     };
+    // until it begins the set-up (FROM_WORKER.settingUp)
+    const timeout = setTimeout(() => {
+      if (ready || w !== this.worker) return;
+      if (given) return ownWorker();
+      if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
+      else this.#fail('The training worker did not start in time.');
+    }, given ? SETTINGS.givenReadyTimeoutMs : SETTINGS.readyTimeoutMs);
     this.heardAt = performance.now();
     this.#watch();
     w.onmessage = (e) => {
       if (w !== this.worker) return;
       this.heardAt = performance.now();
+      if (e.data?.type === FROM_WORKER.settingUp) return clearTimeout(timeout);  // started: the set-up is not timed
       pageCosts.timed('receive', () => this.#receive(e.data));
     };
     w.onerror = (e) => {
@@ -347,13 +369,8 @@ export class Run {
       }
       this.#died(e.message || 'the worker stopped');
     };
-    const timeout = setTimeout(() => {
-      if (ready || w !== this.worker) return;
-      if (given) return ownWorker();
-      if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
-      else this.#fail('The training worker did not start in time.');
-    }, given ? SETTINGS.givenReadyTimeoutMs : SETTINGS.readyTimeoutMs);
-    const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known };
+    const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known,
+      ...(setUpDelayMs ? { delayMs: setUpDelayMs } : {}) };
     this.#send(TO_WORKER.init, init, []).then((r) => {
       ready = true;
       clearTimeout(timeout);
