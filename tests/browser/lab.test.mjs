@@ -335,16 +335,22 @@ test('a worker that dies is reported and restarted from its last snapshot; the c
 
 test('a run set up ahead whose worker dies while it waits for a core still trains when a core frees', async () => {
   // a run more than the page has slots (one per core: 2 here and in CI): the last is set up ahead and waits, its
-  // worker idle, while the others train their 240 steps (not the 300 of the next test, whose run would be this one's,
-  // kept: the pages of this file share the browser's store)
-  const p = await openPage(`#panel=heads&heads=4&steps=240&batch=4&context=32&seeds=${Math.min(16, cpus().length + 1)}`);
+  // worker idle, while the others train their 480 steps (not the 300 of the next test, whose run would be this one's,
+  // kept: the pages of this file share the browser's store). At 240 steps that wait was about half a second, and
+  // once in CI the check below did not see it
+  const p = await openPage(`#panel=heads&heads=4&steps=480&batch=4&context=32&seeds=${Math.min(16, cpus().length + 1)}`);
   try {
     await p.click('#c-start');
     const key = await (await p.waitForFunction(() => {
       const runs = globalThis.mhaDebug.runs();
       const waiting = runs.find((r) => r.status === 'ready' && r.stepsDone === 0);
       return waiting && runs.some((r) => r.status === 'running') ? waiting.key : false;
-    }, null, { polling: 20 })).jsonValue();
+    }, null, { polling: 20 }).catch(async (e) => {
+      // what the page did instead, for the report
+      const seen = await p.evaluate(() => globalThis.mhaDebug.runs().map((r) => ({ key: r.key, status: r.status,
+        steps: r.stepsDone, timeline: r.timeline })));
+      throw new Error(`${e.message}; the runs: ${JSON.stringify(seen)}`);
+    })).jsonValue();
     await p.evaluate((k) => globalThis.mhaDebug.crash(k), key);
     await p.waitForFunction((k) => globalThis.mhaDebug.runs().find((r) => r.key === k).restarts === 1, key);
     await p.waitForSelector('html[data-comparison="done"]', { timeout: 90_000 });
@@ -352,7 +358,7 @@ test('a run set up ahead whose worker dies while it waits for a core still train
       const r = globalThis.mhaDebug.runs().find((x) => x.key === k);
       return { status: r.status, stepsDone: r.stepsDone, train: r.train.step.length };
     }, key);
-    assert.deepEqual(run, { status: 'done', stepsDone: 240, train: 240 });
+    assert.deepEqual(run, { status: 'done', stepsDone: 480, train: 480 });
   } finally {
     await p.close();
   }
