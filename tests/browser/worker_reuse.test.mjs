@@ -58,6 +58,18 @@ async function train(reuse) {
   }
 }
 
+// a page with the heads comparison (H = 1, 4, 8, one seed each, no helper workers) trained, and Break it's
+// no_transpose_merge beside canonical at bseeds seeds ready to train in the workers those three runs leave; the
+// caller closes it
+async function headsTrained(bseeds, options = {}) {
+  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
+    `&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=${bseeds}`, options);
+  await p.evaluate(() => globalThis.mhaDebug.helpers(false));
+  await p.click('#c-start');
+  await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
+  return p;
+}
+
 test('later runs of a comparison train in finished runs\' workers, to the same bits as in workers of their own', async () => {
   const fresh = await train(false);
   const reused = await train(true);
@@ -87,12 +99,8 @@ test('later runs of a comparison train in finished runs\' workers, to the same b
 });
 
 test('a finished run the page has asked something keeps its worker; the runs nobody asked give theirs', async () => {
-  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
-    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=2');
+  const p = await headsTrained(2);
   try {
-    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
-    await p.click('#c-start');
-    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
     // H = 4 is looked at; H = 1 and H = 8 are not. Break it's 4 runs then want more workers than those two: the
     // first three at once (two slots, one set up ahead), the last once one of them ended
     const look = await p.evaluate(async () => {
@@ -117,12 +125,8 @@ test('a finished run the page has asked something keeps its worker; the runs nob
 });
 
 test('a finished run\'s worker that stopped unseen is let go: the run given it starts its own', async () => {
-  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
-    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=1', { init: countWorkers });
+  const p = await headsTrained(1, { init: countWorkers });
   try {
-    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
-    await p.click('#c-start');
-    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
     // the three finished runs' workers stop without a word (no error event): the page still counts them as free
     const made = await p.evaluate(() => {
       for (const r of globalThis.mhaDebug.runs()) r.worker?.terminate();
@@ -147,12 +151,8 @@ test('a finished run\'s worker that stopped unseen is let go: the run given it s
 });
 
 test('a set-up slower than the start\'s timeout is not cut short once the worker has begun it', async () => {
-  const p = await openPage('#panel=heads,break&steps=24&batch=4&context=32&layers=2&seeds=1' +
-    '&variants=no_transpose_merge&bsteps=16&bbatch=4&bseeds=1');
+  const p = await headsTrained(1);
   try {
-    await p.evaluate(() => globalThis.mhaDebug.helpers(false));
-    await p.click('#c-start');
-    await p.waitForSelector('html[data-comparison="done"]', { timeout: 120_000 });
     // Break it's two runs are given finished runs' workers, each a set-up 11 s long: longer than the 10 s a given
     // worker has to begin it (runs.js SETTINGS.givenReadyTimeoutMs), as the largest models' set-ups are
     await p.evaluate(() => globalThis.mhaDebug.slowSetUps(11_000));
