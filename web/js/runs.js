@@ -343,7 +343,7 @@ export class Run {
     };
     // until it begins the set-up (FROM_WORKER.settingUp)
     const timeout = setTimeout(() => {
-      if (ready || w !== this.worker) return;
+      if (w !== this.worker) return;  // replaced meanwhile (ownWorker, the classic fallback)
       if (given) return ownWorker();
       if (this.wakeDone) this.#woken({ ok: false, error: 'The worker did not start in time.' });
       else this.#fail('The training worker did not start in time.');
