@@ -50,6 +50,8 @@ declare var mhaDebug: {
   reuseWorkers(on: boolean): void;
   /** every later set-up that many ms slower, in its worker (runs.js slowSetUps) */
   slowSetUps(ms: number): void;
+  /** every later set-up fails in its worker after it began (runs.js breakSetUps): 'throw', 'die', or null for none */
+  breakSetUps(kind: 'throw' | 'die' | null): void;
   /** costs.js pageCosts: the main thread's milliseconds by part so far */
   costs(): Record<string, number>;
 };

@@ -15,7 +15,7 @@ import { setupParams } from './panels/params.js';
 import { setupWorked } from './panels/worked.js';
 import { RUN_EVENT } from './protocol.js';
 import { openRunStore, RunKeeper } from './run_store.js';
-import { setHelpers, setWorkerKernels, setWorkerReuse, slowSetUps } from './runs.js';
+import { breakSetUps, setHelpers, setWorkerKernels, setWorkerReuse, slowSetUps } from './runs.js';
 import { completeProps, defaultState, HIDEABLE, propRange, rangeError, readHash, readLayout, writeHash } from './state.js';
 import { AttentionView } from './views/attention_view.js';
 import { inputById as input, numberIn, showAlert } from './views/dom.js';
@@ -312,6 +312,8 @@ globalThis.mhaDebug = {
   reuseWorkers: (on) => setWorkerReuse(on),
   /** every later set-up that many ms slower, in its worker (runs.js slowSetUps): a test of the start's timeout */
   slowSetUps: (ms) => slowSetUps(ms),
+  /** every later set-up fails in its worker after it began (runs.js breakSetUps): 'throw', 'die', or null for none */
+  breakSetUps: (kind) => breakSetUps(kind),
 };
 
 // Runs live only in this page: a reload or a link away would lose every trained model, so a page holding any asks

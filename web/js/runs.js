@@ -131,6 +131,20 @@ export function slowSetUps(ms) {
   setUpDelayMs = Math.max(0, Number(ms) || 0);
 }
 
+// test hook (mhaDebug.breakSetUps): every set-up from now on fails in its worker after it began: 'throw' (an
+// exception inside the set-up, as a bug of ours or a trap of the core would throw), 'die' (the worker dies there);
+// null: none
+/** @type {'throw'|'die'|null} */
+let setUpBreak = null;
+
+/**
+ * From now on, every worker's set-up fails after it began (a test of what the page does then), or none with null.
+ * @param {'throw'|'die'|null} kind
+ */
+export function breakSetUps(kind) {
+  setUpBreak = kind === 'throw' || kind === 'die' ? kind : null;
+}
+
 /**
  * Starts a worker: a module worker where the origin allows it, sent the core compiled once for every worker
  * (kernels_module.js compiledCore), else a classic worker from a blob URL that importScripts() the single-file wasm
@@ -370,7 +384,7 @@ export class Run {
       this.#died(e.message || 'the worker stopped');
     };
     const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known,
-      ...(setUpDelayMs ? { delayMs: setUpDelayMs } : {}) };
+      ...(setUpDelayMs ? { delayMs: setUpDelayMs } : {}), ...(setUpBreak ? { breakWith: setUpBreak } : {}) };
     this.#send(TO_WORKER.init, init, []).then((r) => {
       ready = true;
       clearTimeout(timeout);

@@ -325,6 +325,10 @@ async function handle(msg) {
       post(FROM_WORKER.settingUp, {});  // started: the page stops timing the start (runs.js #spawn)
       const until = performance.now() + (msg.delayMs ?? 0);  // a test hook's slower set-up (InitMessage delayMs)
       while (performance.now() < until);
+      // a test hook's failed set-up (InitMessage breakWith)
+      const dies = () => { throw new Error('mha-test-crash: this worker died in a set-up'); };
+      if (msg.breakWith === 'die') return void setTimeout(dies);
+      if (msg.breakWith === 'throw') throw new Error('mha-test-crash: the set-up threw');
       return reply(msg.id, init(msg));
     }
     case TO_WORKER.start:
@@ -396,7 +400,11 @@ self.onmessage = (e) => {
   // the core comes before everything else: handle() waits for it
   if (e.data?.type === TO_WORKER.core && !checkMessage(TO_WORKER, e.data)) return coreGiven(e.data);
   handle(e.data).catch((err) => {
-    // a bug on our side: say so, rather than dying silently
-    post(FROM_WORKER.failed, { error: String(err?.message ?? err) });
+    // a bug on our side, or a trap of the core: say so, rather than dying silently. A request is answered with it, so
+    // that the page never waits for its reply: a set-up that threw, unanswered, would leave its run starting for
+    // ever (the page stops timing a start once the worker began it)
+    const error = `The training worker failed (${String(err?.message ?? err)}).`;
+    if (e.data?.id !== undefined) reply(e.data.id, { ok: false, error });
+    else post(FROM_WORKER.failed, { error });
   });
 };
