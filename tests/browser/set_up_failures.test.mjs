@@ -3,7 +3,8 @@
 //   node --test --test-reporter=spec tests/browser/set_up_failures.test.mjs
 // Once a worker has said it began the set-up (FROM_WORKER.settingUp), the page no longer times the start. So the
 // set-up must end either way: an exception inside it (a bug of ours, a trap of the core) answers the set-up with the
-// reason, and the run fails at once with it instead of waiting for ever.
+// reason, and the run fails at once with it instead of waiting for ever; a worker that dies inside it has started,
+// so it is a crash, not a browser without module workers, and is not tried again as a classic worker.
 // The failures are made by a test hook, mhaDebug.breakSetUps.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +37,15 @@ test('a set-up that throws ends its run at once, with the reason', async () => {
   assert.equal(run.status, 'failed');
   assert.match(run.error, /the set-up threw/);
   assert.equal(run.classic, false, 'a module worker that answered is not tried again as a classic one');
+  assert.match(status, /fail/i);
+});
+
+test('a worker that dies in the set-up it began is a crash, not a start to try again as a classic worker', async () => {
+  const { ended, run, status } = await brokenRun('die');
+  assert.ok(ended, `the comparison did not end: ${JSON.stringify(run)}`);
+  assert.equal(run.status, 'failed');
+  assert.match(run.error, /stopped/);
+  assert.equal(run.classic, false);
   assert.match(status, /fail/i);
 });
 

@@ -347,6 +347,7 @@ export class Run {
     const given = fresh ? null : Run.#reclaim(this.classic);
     const w = given ?? spawnWorker(this.classic);
     this.worker = w;
+    let began = false;  // the worker said it began the set-up: it loaded, and a crash from then on is a crash
     let ready = false;
     // a given worker that stopped unseen, crashed, or refused the set-up (its heap, grown for the run before, may not
     // hold what a new worker's would) is let go: a worker of the run's own tries once, so reuse never costs a run
@@ -367,15 +368,19 @@ export class Run {
     w.onmessage = (e) => {
       if (w !== this.worker) return;
       this.heardAt = performance.now();
-      if (e.data?.type === FROM_WORKER.settingUp) return clearTimeout(timeout);  // started: the set-up is not timed
+      if (e.data?.type === FROM_WORKER.settingUp) {  // started: the set-up is not timed
+        began = true;
+        return clearTimeout(timeout);
+      }
       pageCosts.timed('receive', () => this.#receive(e.data));
     };
     w.onerror = (e) => {
       e.preventDefault();
       if (w !== this.worker) return;
       if (!ready && given) return ownWorker();
-      if (!ready && !this.classic && !opaqueOrigin()) {
-        // the module worker could not start (not a crash of a running worker): try the classic one once
+      if (!began && !this.classic && !opaqueOrigin()) {
+        // the module worker could not start (not a crash in a set-up it began, nor of a running worker): try the
+        // classic one once
         this.classic = true;
         w.terminate();
         this.#spawn(checkpoint, known);
