@@ -347,7 +347,7 @@ export class Run {
     const given = fresh ? null : Run.#reclaim(this.classic);
     const w = given ?? spawnWorker(this.classic);
     this.worker = w;
-    let began = false;  // the worker said it began the set-up: it loaded, and a crash from then on is a crash
+    let began = false;  // the worker said it began the set-up: it loaded, so an error from then on is a crash
     let ready = false;
     // a given worker that stopped unseen, crashed, or refused the set-up (its heap, grown for the run before, may not
     // hold what a new worker's would) is let go: a worker of the run's own tries once, so reuse never costs a run
