@@ -36,7 +36,6 @@ test('a set-up that throws ends its run at once, with the reason', async () => {
   assert.ok(ended, `the comparison did not end: ${JSON.stringify(run)}`);
   assert.equal(run.status, 'failed');
   assert.match(run.error, /the set-up threw/);
-  assert.equal(run.classic, false, 'a module worker that answered is not tried again as a classic one');
   assert.match(status, /fail/i);
 });
 
