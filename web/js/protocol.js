@@ -9,16 +9,16 @@
  *   a module worker's first message: the core's module compiled by the page (kernels_module.js compiledCore), which
  *   the worker instantiates before it handles any other message; module null: it loads the given kernels itself
  * @typedef {{type: 'init', id: number, settings: object, text: string, checkpoint: Uint8Array|null,
- *            known?: boolean, delayMs?: number, breakWith?: 'throw'|'die'}} InitMessage
+ *            known?: boolean, hooks?: {delayMs?: number, breakWith?: 'throw'|'die'}}} InitMessage
  *   set up a run: fresh weights from settings.seed, or from a .safetensors checkpoint (weights; AdamW state and
  *   progress when it has them). settings: the core's run settings (engine.js constants().defaults keys) plus the
  *   worker's own evalEvery, snapshotEvery (steps between measurements, snapshots), stopAtLoss (nats: the run ends at
  *   its first measurement at or below it; 0 or none: at its last step), causality, swapCheck (booleans), sample
  *   (false: no text sample at the end, for a run whose sample the page does not show; default true). known: the
  *   page has this run's measurements of these weights already (a run taken back from the store, a finished run's
- *   worker started again), so none is made or posted at set-up. delayMs: a test hook (mhaDebug.slowSetUps), the
- *   set-up made that much slower, after the worker said settingUp. breakWith: a test hook (mhaDebug.breakSetUps), the
- *   set-up fails after the worker said settingUp: 'throw' an exception, 'die' the worker.
+ *   worker started again), so none is made or posted at set-up. hooks: the tests' (mhaDebug.slowSetUps, breakSetUps),
+ *   after the worker said settingUp: the set-up made delayMs slower, or failing ('throw' an exception, 'die' the
+ *   worker).
  *   Replied with the run's facts ({ok, vocabSize, dModel, nHeads, …, stepsDone, baselineLoss, divergenceLimit}).
  * @typedef {{type: 'start'}} StartMessage  run the schedule (or resume)
  * @typedef {{type: 'pause', id: number}} PauseMessage  hold after the current chunk of steps; replied with
@@ -102,7 +102,7 @@
 // a field ending in '?' may be left out; a reply carries the fields of its result besides these
 const TO_WORKER_FIELDS = {
   core: ['kernels', 'module'],
-  init: ['id', 'settings', 'text', 'checkpoint', 'known?', 'delayMs?', 'breakWith?'],
+  init: ['id', 'settings', 'text', 'checkpoint', 'known?', 'hooks?'],
   start: [],
   pause: ['id'],
   stop: [],

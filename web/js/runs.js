@@ -119,30 +119,26 @@ export function setWorkerReuse(allowed) {
   if (!workersReused) unaskedDone.clear();  // from now on: no worker of a run finished before is given over either
 }
 
-// test hook (mhaDebug.slowSetUps): every set-up from now on takes at least this many ms more, in its worker after it
-// began (worker.js init), as the largest models' set-ups do; 0 for none
-let setUpDelayMs = 0;
+// test hooks (mhaDebug.slowSetUps, mhaDebug.breakSetUps): what every set-up from now on does in its worker after it
+// began (worker.js init). delayMs: that much longer, as the largest models' set-ups take; breakWith: fails, 'throw'
+// (an exception inside it, as a bug of ours or a trap of the core would throw) or 'die' (the worker dies there)
+/** @type {{delayMs?: number, breakWith?: 'throw'|'die'}} */
+const setUpHooks = {};
 
 /**
  * From now on, every worker's set-up takes this much longer (a test of a set-up slower than the start's timeout).
  * @param {number} ms
  */
 export function slowSetUps(ms) {
-  setUpDelayMs = Math.max(0, Number(ms) || 0);
+  setUpHooks.delayMs = Math.max(0, Number(ms) || 0);
 }
-
-// test hook (mhaDebug.breakSetUps): every set-up from now on fails in its worker after it began: 'throw' (an
-// exception inside the set-up, as a bug of ours or a trap of the core would throw), 'die' (the worker dies there);
-// null: none
-/** @type {'throw'|'die'|null} */
-let setUpBreak = null;
 
 /**
  * From now on, every worker's set-up fails after it began (a test of what the page does then), or none with null.
  * @param {'throw'|'die'|null} kind
  */
 export function breakSetUps(kind) {
-  setUpBreak = kind === 'throw' || kind === 'die' ? kind : null;
+  setUpHooks.breakWith = kind === 'throw' || kind === 'die' ? kind : undefined;
 }
 
 /**
@@ -389,7 +385,7 @@ export class Run {
       this.#died(e.message || 'the worker stopped');
     };
     const init = { settings: this.settings, text: this.text, checkpoint: checkpoint ?? null, known,
-      ...(setUpDelayMs ? { delayMs: setUpDelayMs } : {}), ...(setUpBreak ? { breakWith: setUpBreak } : {}) };
+      hooks: { ...setUpHooks } };
     this.#send(TO_WORKER.init, init, []).then((r) => {
       ready = true;
       clearTimeout(timeout);

@@ -323,12 +323,13 @@ async function handle(msg) {
   switch (msg.type) {
     case TO_WORKER.init: {
       post(FROM_WORKER.settingUp, {});  // started: the page stops timing the start (runs.js #spawn)
-      const until = performance.now() + (msg.delayMs ?? 0);  // a test hook's slower set-up (InitMessage delayMs)
+      // the tests' hooks (InitMessage hooks): a slower set-up, or a failed one
+      const { delayMs = 0, breakWith } = msg.hooks ?? {};
+      const until = performance.now() + delayMs;
       while (performance.now() < until);
-      // a test hook's failed set-up (InitMessage breakWith)
       const dies = () => { throw new Error('mha-test-crash: this worker died in a set-up'); };
-      if (msg.breakWith === 'die') return void setTimeout(dies);
-      if (msg.breakWith === 'throw') throw new Error('mha-test-crash: the set-up threw');
+      if (breakWith === 'die') return void setTimeout(dies);
+      if (breakWith === 'throw') throw new Error('mha-test-crash: the set-up threw');
       return reply(msg.id, init(msg));
     }
     case TO_WORKER.start:
